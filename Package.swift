@@ -1,0 +1,87 @@
+// swift-tools-version: 6.1
+// ZRC: a remote-control host (`zrc-host`) and terminal controller (`zrc-ctl`) for Linux.
+// Layers, bottom to top: protocol core (pure Swift) → adapters (one per C library) → kits → executables.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+]
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
+
+let package = Package(
+    name: "zrc",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "zrc-host", targets: ["zrc-host"]),
+        .executable(name: "zrc-ctl", targets: ["zrc-ctl"]),
+        .library(name: "ZRCControllerKit", targets: ["ZRCControllerKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // C libraries, one system-library target each.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CXCB", pkgConfig: "xcb",
+            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxcb-xtest0-dev", "libxcb-damage0-dev",
+                              "libxcb-xfixes0-dev", "libxcb-randr0-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
+
+        // Protocol core: pure Swift, no C, no I/O.
+        .target(name: "ZRCProtocol", swiftSettings: strict),
+
+        // Adapters: each hides one C library behind Swift types.
+        .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"], swiftSettings: strict),
+        .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging], swiftSettings: strict),
+        .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"], swiftSettings: strict),
+        .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
+        .target(name: "ZRCChafa", dependencies: ["CChafa"], swiftSettings: strict),
+
+        // Files users touch: JSON trust stores and config, XDG paths, atomic writes.
+        .target(name: "ZRCStorage", dependencies: ["ZRCProtocol", logging], swiftSettings: strict),
+
+        // Kits: wire the protocol core to real I/O.
+        .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio, swiftSettings: strict),
+        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCNetworking", "ZRCStorage", logging] + nio,
+                swiftSettings: strict),
+        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCNetworking", "ZRCStorage", logging] + nio,
+                swiftSettings: strict),
+
+        // Executables: the only place adapters are chosen and wired together.
+        .executableTarget(
+            name: "zrc-host",
+            dependencies: ["ZRCHostKit", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11", "ZRCJPEG",
+                           argumentParser, logging],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "zrc-ctl",
+            dependencies: ["ZRCControllerKit", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCChafa", "ZRCJPEG",
+                           argumentParser, logging],
+            swiftSettings: strict),
+
+        .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", propertyBased], swiftSettings: strict),
+        .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
+                    resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
+        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol"], swiftSettings: strict),
+        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa"], swiftSettings: strict),
+        .testTarget(name: "ZRCKitTests", dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCSodium", "ZRCStorage"],
+                    swiftSettings: strict),
+        .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,1 @@
+print("zrc-ctl: under construction")

@@ -1,0 +1,1 @@
+print("zrc-host: under construction")

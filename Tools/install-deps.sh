@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs every Debian package ZRC needs to build, run and test. Idempotent: packages already
+# present are not reinstalled, and nothing runs when everything is there.
+set -euo pipefail
+
+# Build: one -dev package per C library the adapters wrap, plus pkg-config to find them.
+BUILD_PACKAGES=(
+  pkg-config
+  libsodium-dev
+  libturbojpeg0-dev
+  libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev
+  libsecret-1-dev
+  libchafa-dev
+)
+# Run: a virtual X display for hosts without one, and a keyring for identity keys.
+RUN_PACKAGES=(
+  xvfb x11-utils x11-xserver-utils xdotool
+  dbus dbus-x11 gnome-keyring libsecret-tools
+)
+# Test: real terminals for the viewer tests.
+TEST_PACKAGES=(
+  xterm tmux python3
+)
+
+want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
+if [[ "${1:-}" == "--with-test" ]]; then want+=("${TEST_PACKAGES[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+  SUDO=sudo
+  command -v sudo >/dev/null || { echo "install-deps: missing packages (${missing[*]}) and not root; install them or run as root" >&2; exit 1; }
+else
+  SUDO=
+fi
+
+# Another process (unattended upgrades, a parallel install) can hold the dpkg lock for a while:
+# wait and retry rather than failing the whole run.
+apt_retry() {
+  local i
+  for i in $(seq 1 30); do
+    if DEBIAN_FRONTEND=noninteractive $SUDO apt-get "$@"; then return 0; fi
+    echo "install-deps: apt-get $1 failed (attempt $i), retrying in 5 s" >&2
+    sleep 5
+  done
+  return 1
+}
+
+echo "install-deps: installing ${missing[*]}" >&2
+stamp=/var/lib/apt/periodic/zrc-update-stamp
+if [[ ! -e /var/lib/apt/lists/lock || -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]] || ! apt-cache policy "${missing[0]}" 2>/dev/null | grep -q Candidate: || apt-cache policy "${missing[0]}" | grep -q 'Candidate: (none)'; then
+  apt_retry update -q
+fi
+apt_retry install -y -q --no-install-recommends "${missing[@]}"
