@@ -19,7 +19,7 @@ RUN_PACKAGES=(
 )
 # Test: real terminals for the viewer tests.
 TEST_PACKAGES=(
-  xterm tmux python3
+  xterm tmux python3 python3-jsonschema
 )
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")

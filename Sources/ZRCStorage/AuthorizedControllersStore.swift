@@ -1,0 +1,81 @@
+public import Foundation
+public import ZRCProtocol
+
+/// The host's list of controllers allowed to open sessions.
+///
+/// Every operation reads the file afresh and writes it back atomically, so a hand edit or another
+/// ZRC process is never overwritten with a stale copy, and a damaged file stops the operation with
+/// a message instead of being replaced.
+public actor AuthorizedControllersStore {
+    public nonisolated let file: URL
+
+    public init(file: URL) {
+        self.file = file
+    }
+
+    public func all() throws(StorageError) -> [AuthorizedController] {
+        try load().controllers
+    }
+
+    public func controller(withKey publicKey: NoisePublicKey) throws(StorageError) -> AuthorizedController? {
+        try load().controllers.first { $0.publicKey == publicKey }
+    }
+
+    /// Adds a controller after it proved the invite secret. A key that is already authorized keeps
+    /// its entry (re-pairing the same controller is not an error); a name already taken by another
+    /// key gets a numeric suffix so both stay addressable.
+    @discardableResult
+    public func authorize(name: String, publicKey: NoisePublicKey, at date: Date) throws(StorageError) -> AuthorizedController {
+        var document = try load()
+        if let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) {
+            document.controllers[index].lastSeen = date
+            try save(document)
+            return document.controllers[index]
+        }
+        let taken = Set(document.controllers.map(\.name))
+        var unique = name
+        var suffix = 2
+        while taken.contains(unique) {
+            unique = "\(name.prefix(60))-\(suffix)"
+            suffix += 1
+        }
+        let controller = AuthorizedController(name: unique, publicKey: publicKey, pairedAt: date)
+        document.controllers.append(controller)
+        try save(document)
+        return controller
+    }
+
+    /// Removes a controller by its name.
+    public func revoke(name: String) throws(StorageError) -> AuthorizedController {
+        var document = try load()
+        guard let index = document.controllers.firstIndex(where: { $0.name == name }) else {
+            let known = document.controllers.map(\.name).joined(separator: ", ")
+            throw StorageError(.notFound, path: file.path,
+                               reason: "no controller named `\(name)`" + (known.isEmpty ? "" : " (known: \(known))"))
+        }
+        let removed = document.controllers.remove(at: index)
+        try save(document)
+        return removed
+    }
+
+    /// Accepts a handshake timestamp only if it is newer than every earlier one from the same
+    /// controller (replay protection for the first handshake message), and records the visit.
+    /// Returns false for a replay; nothing is written then.
+    public func recordHandshake(publicKey: NoisePublicKey, timestampMicros: UInt64, at date: Date) throws(StorageError) -> Bool {
+        var document = try load()
+        guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return false }
+        guard timestampMicros > document.controllers[index].lastHandshakeMicros else { return false }
+        document.controllers[index].lastHandshakeMicros = timestampMicros
+        document.controllers[index].lastSeen = date
+        try save(document)
+        return true
+    }
+
+    private func load() throws(StorageError) -> AuthorizedControllersDocument {
+        try DocumentFile.load(AuthorizedControllersDocument.self, from: file) ?? AuthorizedControllersDocument()
+    }
+
+    private func save(_ document: AuthorizedControllersDocument) throws(StorageError) {
+        try DocumentFile.save(document, to: file)
+    }
+}

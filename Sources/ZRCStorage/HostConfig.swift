@@ -1,0 +1,98 @@
+import ZRCProtocol
+
+/// Which identity key store a program uses. The keyring is the default; the file store is an
+/// explicit opt-in for hosts run as services without a logged-in keyring.
+public enum KeyStoreChoice: String, Codable, Sendable, CaseIterable {
+    case keyring
+    case file
+}
+
+/// `host.json` (schema: Schemas/host-config.schema.json). Every field is optional in the file;
+/// a missing file means all defaults.
+public struct HostConfig: Codable, Sendable, Equatable {
+    /// Name announced to controllers; defaults to the machine's host name.
+    public var hostName: String?
+    public var listen: String
+    public var keyStore: KeyStoreChoice
+    public var inviteLifetimeSeconds: Int
+    public var handshakeTimeoutSeconds: Int
+    public var keepaliveIntervalSeconds: Int
+    public var deadPeerTimeoutSeconds: Int
+
+    public static let inviteLifetimeRange = 30...86_400
+    public static let defaultInviteLifetimeSeconds = 600
+
+    public init() {
+        hostName = nil
+        listen = "0.0.0.0:\(HostPort.defaultPort)"
+        keyStore = .keyring
+        inviteLifetimeSeconds = Self.defaultInviteLifetimeSeconds
+        handshakeTimeoutSeconds = 5
+        keepaliveIntervalSeconds = 5
+        deadPeerTimeoutSeconds = 20
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = HostConfig()
+        hostName = try container.decodeIfPresent(String.self, forKey: .hostName)
+        if let hostName, let problem = DeviceName.problem(with: hostName) {
+            throw DecodingError.dataCorruptedError(forKey: .hostName, in: container, debugDescription: problem)
+        }
+        listen = try container.decodeIfPresent(String.self, forKey: .listen) ?? defaults.listen
+        guard HostPort(parsing: listen) != nil else {
+            throw DecodingError.dataCorruptedError(forKey: .listen, in: container,
+                                                   debugDescription: "expected host:port, e.g. 0.0.0.0:7420")
+        }
+        keyStore = try container.decodeChoice(KeyStoreChoice.self, forKey: .keyStore) ?? defaults.keyStore
+        inviteLifetimeSeconds = try container.decodeInRange(Self.inviteLifetimeRange, forKey: .inviteLifetimeSeconds) ?? defaults.inviteLifetimeSeconds
+        handshakeTimeoutSeconds = try container.decodeInRange(1...60, forKey: .handshakeTimeoutSeconds) ?? defaults.handshakeTimeoutSeconds
+        keepaliveIntervalSeconds = try container.decodeInRange(1...60, forKey: .keepaliveIntervalSeconds) ?? defaults.keepaliveIntervalSeconds
+        deadPeerTimeoutSeconds = try container.decodeInRange(2...600, forKey: .deadPeerTimeoutSeconds) ?? defaults.deadPeerTimeoutSeconds
+        guard deadPeerTimeoutSeconds > keepaliveIntervalSeconds else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .deadPeerTimeoutSeconds, in: container,
+                debugDescription: "must be longer than keepaliveIntervalSeconds (\(keepaliveIntervalSeconds))")
+        }
+    }
+}
+
+/// `controller.json` (schema: Schemas/controller-config.schema.json).
+public struct ControllerConfig: Codable, Sendable, Equatable {
+    /// The name this controller gives itself when pairing; defaults to user@machine.
+    public var controllerName: String?
+    public var keyStore: KeyStoreChoice
+
+    public init() {
+        controllerName = nil
+        keyStore = .keyring
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case controllerName, keyStore }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        controllerName = try container.decodeIfPresent(String.self, forKey: .controllerName)
+        if let controllerName, let problem = DeviceName.problem(with: controllerName) {
+            throw DecodingError.dataCorruptedError(forKey: .controllerName, in: container, debugDescription: problem)
+        }
+        keyStore = try container.decodeChoice(KeyStoreChoice.self, forKey: .keyStore) ?? .keyring
+    }
+}
+
+extension KeyedDecodingContainer {
+    func decodeInRange(_ range: ClosedRange<Int>, forKey key: Key) throws -> Int? {
+        guard let value = try decodeIfPresent(Int.self, forKey: key) else { return nil }
+        guard range.contains(value) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+        return value
+    }
+}

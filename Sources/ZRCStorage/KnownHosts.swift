@@ -1,0 +1,78 @@
+public import Foundation
+public import ZRCProtocol
+
+/// A host this controller has paired with: its pinned key and where to reach it.
+public struct KnownHost: Codable, Sendable, Equatable {
+    /// The local name the user chose (`zrc-ctl pair --name`), used on the command line.
+    public var name: String
+    /// The name the host announced about itself.
+    public var hostName: String
+    public var publicKey: NoisePublicKey
+    /// `host:port` strings, tried in order.
+    public var addresses: [String]
+    public var pairedAt: Date
+    public var lastSeen: Date?
+
+    public init(name: String, hostName: String, publicKey: NoisePublicKey, addresses: [String], pairedAt: Date, lastSeen: Date? = nil) {
+        self.name = name
+        self.hostName = hostName
+        self.publicKey = publicKey
+        self.addresses = addresses
+        self.pairedAt = pairedAt
+        self.lastSeen = lastSeen
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, hostName, publicKey, addresses, pairedAt, lastSeen }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeDeviceName(forKey: .name)
+        hostName = try container.decode(String.self, forKey: .hostName)
+        publicKey = try container.decodePublicKey(forKey: .publicKey)
+        addresses = try container.decode([String].self, forKey: .addresses)
+        guard !addresses.isEmpty, addresses.count <= 8 else {
+            throw DecodingError.dataCorruptedError(forKey: .addresses, in: container,
+                                                   debugDescription: "expected 1 to 8 addresses")
+        }
+        for (index, address) in addresses.enumerated() where HostPort(parsing: address) == nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: .addresses, in: container,
+                debugDescription: "entry \(index) `\(address)` is not host:port (IPv6 as [addr]:port)")
+        }
+        pairedAt = try container.decodeDate(forKey: .pairedAt)
+        lastSeen = try container.decodeDateIfPresent(forKey: .lastSeen)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(hostName, forKey: .hostName)
+        try container.encodePublicKey(publicKey, forKey: .publicKey)
+        try container.encode(addresses, forKey: .addresses)
+        try container.encode(pairedAt, forKey: .pairedAt)
+        try container.encodeIfPresent(lastSeen, forKey: .lastSeen)
+    }
+}
+
+/// `known-hosts.json` (schema: Schemas/known-hosts.schema.json).
+public struct KnownHostsDocument: Codable, Sendable, Equatable {
+    public static let currentVersion = 1
+    public var version: Int
+    public var hosts: [KnownHost]
+
+    public init(hosts: [KnownHost] = []) {
+        version = Self.currentVersion
+        self.hosts = hosts
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case version, hosts }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeSupportedVersion(forKey: .version, current: Self.currentVersion)
+        hosts = try container.decode([KnownHost].self, forKey: .hosts)
+        try container.requireUnique(hosts.map(\.name), what: "host name", forKey: .hosts)
+    }
+}

@@ -1,0 +1,60 @@
+public import Foundation
+import ZRCProtocol
+
+/// The controller's list of paired hosts and their pinned keys.
+public actor KnownHostsStore {
+    public nonisolated let file: URL
+
+    public init(file: URL) {
+        self.file = file
+    }
+
+    public func all() throws(StorageError) -> [KnownHost] {
+        try load().hosts
+    }
+
+    public func host(named name: String) throws(StorageError) -> KnownHost {
+        let hosts = try load().hosts
+        guard let host = hosts.first(where: { $0.name == name }) else {
+            let known = hosts.map(\.name).joined(separator: ", ")
+            throw StorageError(.notFound, path: file.path,
+                               reason: "no paired host named `\(name)`"
+                                   + (known.isEmpty ? "; pair one with `zrc-ctl pair <invite>`" : " (known: \(known))"))
+        }
+        return host
+    }
+
+    /// Stores a newly paired host. Re-pairing under an existing name replaces that entry: the user
+    /// ran `pair` with a fresh invite from the host, which is how a changed host key is accepted.
+    public func add(_ host: KnownHost) throws(StorageError) {
+        var document = try load()
+        document.hosts.removeAll { $0.name == host.name }
+        document.hosts.append(host)
+        try save(document)
+    }
+
+    public func remove(named name: String) throws(StorageError) -> KnownHost {
+        var document = try load()
+        guard let index = document.hosts.firstIndex(where: { $0.name == name }) else {
+            throw StorageError(.notFound, path: file.path, reason: "no paired host named `\(name)`")
+        }
+        let removed = document.hosts.remove(at: index)
+        try save(document)
+        return removed
+    }
+
+    public func markSeen(named name: String, at date: Date) throws(StorageError) {
+        var document = try load()
+        guard let index = document.hosts.firstIndex(where: { $0.name == name }) else { return }
+        document.hosts[index].lastSeen = date
+        try save(document)
+    }
+
+    private func load() throws(StorageError) -> KnownHostsDocument {
+        try DocumentFile.load(KnownHostsDocument.self, from: file) ?? KnownHostsDocument()
+    }
+
+    private func save(_ document: KnownHostsDocument) throws(StorageError) {
+        try DocumentFile.save(document, to: file)
+    }
+}
