@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone on a fresh Debian machine:
+#   installs the system packages, builds, and runs every test inside a private environment with a
+#   real D-Bus session, an unlocked gnome-keyring and an Xvfb display (Tools/with-test-services.sh).
+# Exits non-zero on any failure, including a service that cannot be started.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+"$(pwd)/Tools/install-deps.sh" --with-test
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else
+    echo "test: no Swift toolchain found (looked on PATH and in /opt/swift); install Swift 6.1 or newer" >&2; exit 1
+  fi
+fi
+
+echo "== build ==" >&2
+swift build --build-tests 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "test: build failed" >&2; exit 1; }
+ZRC_BIN_DIR="$(swift build --show-bin-path)"
+export ZRC_BIN_DIR
+export ZRC_REPOSITORY="$(pwd)"
+
+echo "== tests ==" >&2
+# Swift Testing runs tests in parallel; the end-to-end suites start real processes, each in its own
+# directories, so they do not interfere.
+exec Tools/with-test-services.sh swift test --skip-build "$@"
