@@ -62,16 +62,20 @@ let package = Package(
         .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCNetworking", "ZRCStorage", logging] + nio,
                 swiftSettings: strict),
 
-        // Executables: the only place adapters are chosen and wired together.
+        // Executables: the only place adapters are chosen and wired together (shared wiring in
+        // ZRCCommandSupport, used by the executables alone).
+        .target(name: "ZRCCommandSupport",
+                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", argumentParser, logging],
+                swiftSettings: strict),
         .executableTarget(
             name: "zrc-host",
-            dependencies: ["ZRCHostKit", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11", "ZRCJPEG",
-                           argumentParser, logging],
+            dependencies: ["ZRCHostKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
+                           "ZRCJPEG", argumentParser, logging],
             swiftSettings: strict),
         .executableTarget(
             name: "zrc-ctl",
-            dependencies: ["ZRCControllerKit", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCChafa", "ZRCJPEG",
-                           argumentParser, logging],
+            dependencies: ["ZRCControllerKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
+                           "ZRCChafa", "ZRCJPEG", argumentParser, logging],
             swiftSettings: strict),
 
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", propertyBased], swiftSettings: strict),

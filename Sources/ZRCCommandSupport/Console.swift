@@ -1,0 +1,26 @@
+import Foundation
+public import Logging
+
+/// Output conventions of both executables: results on stdout, diagnostics on stderr.
+public enum Console {
+    public static func warn(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Logging to stderr at `level`; called once at start.
+    public static func bootstrapLogging(level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// Prints `error` as `program: error: message` and returns its exit code.
+    public static func report(_ error: any Error, program: String) -> Int32 {
+        let (message, code): (String, Int32) =
+            if let error = error as? CommandError { (error.message, error.kind.rawValue) } else { ("\(error)", 1) }
+        warn("\(program): error: \(message)")
+        return code
+    }
+}

@@ -1,0 +1,113 @@
+import Logging
+import NIOCore
+import ZRCNetworking
+import ZRCProtocol
+
+/// Opens a connection to a host: TCP to each address in turn, the handshake under a deadline,
+/// then the connection loop in a task of its own. Returns once the session is usable.
+struct ControllerDialer: Sendable {
+    let identity: NoiseKeyPair
+    let crypto: any NoiseCrypto
+    let agent: String
+    let logger: Logger
+    let connectTimeout: Duration
+    let handshakeTimeout: Duration
+    let timings: ConnectionTimings
+
+    /// Tries the addresses in order. A host that answered and refused (or failed the handshake)
+    /// ends the attempt at once: other addresses reach the same host and would only repeat it.
+    func open(addresses: [HostPort], hostKey: NoisePublicKey,
+              purpose: @Sendable () -> ControllerHandshake.Purpose) async throws(ControllerError) -> ControllerSession {
+        var failures: [String] = []
+        for address in addresses {
+            let channel: TCPEndpoint.Connection
+            do {
+                channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: connectTimeout)
+            } catch {
+                failures.append("\(address): \(Self.describeConnectFailure(error))")
+                continue
+            }
+            return try await handshake(over: channel, address: address, hostKey: hostKey, purpose: purpose())
+        }
+        throw ControllerError(.unreachable, "could not reach the host at any of its addresses (\(failures.joined(separator: "; "))); is `zrc-host serve` running there, and is the port open?")
+    }
+
+    private func handshake(over channel: TCPEndpoint.Connection, address: HostPort, hostKey: NoisePublicKey,
+                           purpose: ControllerHandshake.Purpose) async throws(ControllerError) -> ControllerSession {
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                let once = ResumeOnce<ControllerSession>(continuation)
+                Task {
+                    await run(channel: channel, address: address, hostKey: hostKey, purpose: purpose, once: once)
+                }
+            }
+        } catch let error as ControllerError {
+            throw error
+        } catch {
+            throw ControllerError(.handshakeFailed, "\(error)")
+        }
+    }
+
+    private func run(channel: TCPEndpoint.Connection, address: HostPort, hostKey: NoisePublicKey,
+                     purpose: ControllerHandshake.Purpose, once: ResumeOnce<ControllerSession>) async {
+        let timedOut = OnceFlag()
+        var established: ControllerSession?
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                var iterator = inbound.makeAsyncIterator()
+                let timer = TCPEndpoint.closeAfter(handshakeTimeout, channel: channel.channel) { timedOut.set() }
+                defer { timer.cancel() }
+                var handshake = try ControllerHandshake(
+                    purpose: purpose, localStatic: identity, hostKey: hostKey, timestampMicros: WireClock.unixMicros(),
+                    agent: agent, crypto: crypto)
+                try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
+                var response: HandshakeResponsePayload?
+                while response == nil {
+                    guard let buffer = try await iterator.next() else {
+                        throw timedOut.isSet
+                            ? ControllerError(.handshakeFailed, "the host at \(address) did not complete the handshake within \(handshakeTimeout)")
+                            : ControllerError(.handshakeFailed, "the host at \(address) closed the connection during the handshake")
+                    }
+                    response = try handshake.receive(buffer.readableBytesView)
+                }
+                timer.cancel()
+                guard let response else { return }
+                let session = ControllerSession(response: response)
+                established = session
+                let end = await SecureConnectionLoop.run(
+                    channel: try handshake.establish(), inbound: &iterator, outbound: outbound, nioChannel: channel.channel,
+                    remoteAddress: address.description, timings: timings, logger: logger,
+                    started: { connection in
+                        await session.attach(connection)
+                        try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: agent))
+                        once.resume(.success(session))
+                    },
+                    handle: { message, _ in await session.deliver(message) })
+                await session.finished(end)
+            }
+        } catch let error as SessionError {
+            once.resume(.failure(Self.translate(error, address: address)))
+        } catch let error as ControllerError {
+            once.resume(.failure(error))
+        } catch {
+            once.resume(.failure(ControllerError(.connectionLost, "connection to \(address) failed: \(error)")))
+        }
+        if let established { await established.finished(.connectionLost) }
+    }
+
+    static func translate(_ error: SessionError, address: HostPort) -> ControllerError {
+        switch error.kind {
+        case .rejected(let reason): ControllerError(.rejected(reason), "\(address): \(reason.explanation)")
+        case .wrongPeer: ControllerError(.wrongPeer, "\(address): \(error.message)")
+        case .handshakeFailed, .recordRejected, .protocolViolation, .nonceExhausted:
+            ControllerError(.handshakeFailed, "\(address): \(error.message)")
+        }
+    }
+
+    static func describeConnectFailure(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("connection refused") || text.contains("ECONNREFUSED") { return "connection refused" }
+        if text.contains("timeout") || text.contains("Timeout") { return "no answer (timed out)" }
+        return text
+    }
+}

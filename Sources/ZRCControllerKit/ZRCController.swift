@@ -1,0 +1,122 @@
+public import Foundation
+public import Logging
+import ZRCNetworking
+public import ZRCProtocol
+public import ZRCStorage
+
+/// Timeouts and identity strings of a controller.
+public struct ControllerConfiguration: Sendable {
+    public var agent: String
+    public var connectTimeout: Duration
+    public var handshakeTimeout: Duration
+    public var keepaliveInterval: Duration
+    public var deadPeerTimeout: Duration
+
+    public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
+                handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
+                deadPeerTimeout: Duration = .seconds(20)) {
+        self.agent = agent
+        self.connectTimeout = connectTimeout
+        self.handshakeTimeout = handshakeTimeout
+        self.keepaliveInterval = keepaliveInterval
+        self.deadPeerTimeout = deadPeerTimeout
+    }
+}
+
+/// The controller's core API: pair with hosts, open sessions with paired hosts.
+public struct ZRCController: Sendable {
+    public let knownHosts: KnownHostsStore
+    public let controllerName: String
+    public let identityKey: NoisePublicKey
+    private let dialer: ControllerDialer
+    private let crypto: any NoiseCrypto
+
+    public init(identity: NoiseKeyPair, crypto: any NoiseCrypto, knownHosts: KnownHostsStore, controllerName: String,
+                configuration: ControllerConfiguration = ControllerConfiguration(), logger: Logger) {
+        self.knownHosts = knownHosts
+        self.controllerName = controllerName
+        self.crypto = crypto
+        identityKey = identity.publicKey
+        dialer = ControllerDialer(
+            identity: identity, crypto: crypto, agent: configuration.agent, logger: logger,
+            connectTimeout: configuration.connectTimeout, handshakeTimeout: configuration.handshakeTimeout,
+            timings: ConnectionTimings(keepaliveInterval: configuration.keepaliveInterval,
+                                       deadPeerTimeout: configuration.deadPeerTimeout))
+    }
+
+    public func fingerprint(of key: NoisePublicKey) -> String { KeyDerivations.fingerprint(of: key, crypto: crypto) }
+
+    /// Pairs with the host that issued `inviteText`, pins its key and stores it as `name`
+    /// (default: the name the host announces).
+    public func pair(inviteText: String, name: String?, now: Date = Date()) async throws(ControllerError) -> KnownHost {
+        let invite: Invite
+        do {
+            invite = try Invite(parsing: inviteText)
+        } catch {
+            throw ControllerError(.invalidInvite, error.message)
+        }
+        let nowSeconds = UInt64(max(0, now.timeIntervalSince1970))
+        if invite.isExpired(atUnixSeconds: nowSeconds) {
+            let expiry = Date(timeIntervalSince1970: TimeInterval(invite.expiresAt))
+            throw ControllerError(.invalidInvite, "this invite expired at \(expiry.formatted(date: .abbreviated, time: .standard)); ask for a new one with `zrc-host pair`")
+        }
+        let localName = name ?? invite.hostName
+        if let problem = DeviceName.problem(with: localName) {
+            throw ControllerError(.invalidInvite, "cannot use `\(localName)` as the host's name: \(problem); choose one with --name")
+        }
+        let addresses = invite.addresses.map { HostPort(host: $0.host, port: $0.port) }
+        let session = try await dialer.open(addresses: addresses, hostKey: invite.hostKey) {
+            .pair(inviteID: invite.inviteID, secret: invite.secret)
+        }
+        try await session.send(.pairRequest(controllerName: controllerName))
+        let hostName = try await Self.awaitPairAccepted(session)
+        let host = KnownHost(name: localName, hostName: hostName, publicKey: invite.hostKey,
+                             addresses: addresses.map(\.description), pairedAt: now, lastSeen: now)
+        do {
+            try await knownHosts.add(host)
+        } catch {
+            throw ControllerError(.storage, "paired, but could not save the host: \(error)")
+        }
+        return host
+    }
+
+    private static func awaitPairAccepted(_ session: ControllerSession) async throws(ControllerError) -> String {
+        for await event in session.events {
+            switch event {
+            case .message(.pairAccepted(let hostName)):
+                return hostName
+            case .message(.close(_, let text)), .ended(.remote(_, let text)):
+                throw ControllerError(.closedByHost, "the host ended the pairing: \(text)")
+            case .ended(let end):
+                throw ControllerError(.connectionLost, "the pairing connection ended before the host confirmed: \(end)")
+            case .message:
+                continue
+            }
+        }
+        throw ControllerError(.connectionLost, "the pairing connection ended before the host confirmed")
+    }
+
+    /// Opens an authenticated session with the paired host `name`.
+    public func connect(to name: String, viewOnly: Bool = false) async throws(ControllerError) -> ControllerSession {
+        let host: KnownHost
+        do {
+            host = try await knownHosts.host(named: name)
+        } catch {
+            throw ControllerError(.storage, error.description)
+        }
+        let addresses = host.addresses.compactMap { HostPort(parsing: $0) }
+        let session: ControllerSession
+        do {
+            session = try await dialer.open(addresses: addresses, hostKey: host.publicKey) {
+                .session(requested: viewOnly ? .viewOnly : [])
+            }
+        } catch {
+            if case .rejected(.hostKeyMismatch) = error.kind {
+                throw ControllerError(error.kind, error.message.replacingOccurrences(of: "NAME", with: name))
+            }
+            throw error
+        }
+        try? await knownHosts.markSeen(named: name, at: Date())
+        return session
+    }
+}

@@ -1,0 +1,67 @@
+public import Foundation
+
+/// Requests `zrc-host` subcommands send to the running `zrc-host serve` over the local control
+/// socket (see `LocalControlSocket`).
+public enum HostControlRequest: Codable, Sendable, Equatable {
+    /// A one-time invite. `addresses` overrides the advertised addresses when non-empty.
+    case createInvite(lifetimeSeconds: Int, addresses: [String])
+    case listControllers
+    case revokeController(name: String)
+    case status
+}
+
+public enum HostControlResponse: Codable, Sendable, Equatable {
+    case invite(InviteSummary)
+    case controllers([ControllerSummary])
+    case revoked(name: String, endedSessions: Int)
+    case status(ServerStatus)
+    case failure(message: String)
+}
+
+public struct InviteSummary: Codable, Sendable, Equatable {
+    public var invite: String
+    public var hostFingerprint: String
+    public var hostName: String
+    public var addresses: [String]
+    public var expiresAt: Date
+
+    public init(invite: String, hostFingerprint: String, hostName: String, addresses: [String], expiresAt: Date) {
+        self.invite = invite
+        self.hostFingerprint = hostFingerprint
+        self.hostName = hostName
+        self.addresses = addresses
+        self.expiresAt = expiresAt
+    }
+}
+
+public struct ControllerSummary: Codable, Sendable, Equatable {
+    public var name: String
+    public var fingerprint: String
+    public var pairedAt: Date
+    public var lastSeen: Date?
+    public var liveSessions: Int
+
+    public init(name: String, fingerprint: String, pairedAt: Date, lastSeen: Date?, liveSessions: Int) {
+        self.name = name
+        self.fingerprint = fingerprint
+        self.pairedAt = pairedAt
+        self.lastSeen = lastSeen
+        self.liveSessions = liveSessions
+    }
+}
+
+public struct ServerStatus: Codable, Sendable, Equatable {
+    public var hostName: String
+    public var fingerprint: String
+    public var listening: [String]
+    public var liveSessions: Int
+    public var openInvites: Int
+
+    public init(hostName: String, fingerprint: String, listening: [String], liveSessions: Int, openInvites: Int) {
+        self.hostName = hostName
+        self.fingerprint = fingerprint
+        self.listening = listening
+        self.liveSessions = liveSessions
+        self.openInvites = openInvites
+    }
+}

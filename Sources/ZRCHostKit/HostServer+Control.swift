@@ -1,0 +1,78 @@
+import Foundation
+import ZRCNetworking
+import ZRCProtocol
+import ZRCStorage
+
+extension HostServer {
+    /// Answers a request from the local control socket.
+    func handle(_ request: HostControlRequest) async -> HostControlResponse {
+        switch request {
+        case .createInvite(let lifetime, let addresses):
+            return createInvite(lifetimeSeconds: lifetime, addresses: addresses)
+        case .listControllers:
+            do {
+                let all = try await controllers.all()
+                return .controllers(all.map { controller in
+                    ControllerSummary(name: controller.name,
+                                      fingerprint: KeyDerivations.fingerprint(of: controller.publicKey, crypto: crypto),
+                                      pairedAt: controller.pairedAt, lastSeen: controller.lastSeen,
+                                      liveSessions: sessions.sessions(of: controller.publicKey).count)
+                })
+            } catch {
+                return .failure(message: error.description)
+            }
+        case .revokeController(let name):
+            do {
+                let removed = try await controllers.revoke(name: name)
+                let live = sessions.sessions(of: removed.publicKey)
+                for session in live {
+                    await session.connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
+                }
+                logger.info("revoked controller \(removed.name); ended \(live.count) live session(s)")
+                return .revoked(name: removed.name, endedSessions: live.count)
+            } catch {
+                return .failure(message: error.description)
+            }
+        case .status:
+            return .status(ServerStatus(hostName: configuration.hostName, fingerprint: fingerprint,
+                                        listening: boundAddress.map { [$0.description] } ?? [],
+                                        liveSessions: sessions.count, openInvites: invites.openCount))
+        }
+    }
+
+    private func createInvite(lifetimeSeconds: Int, addresses: [String]) -> HostControlResponse {
+        guard HostConfig.inviteLifetimeRange.contains(lifetimeSeconds) else {
+            let range = HostConfig.inviteLifetimeRange
+            return .failure(message: "an invite lifetime must be between \(range.lowerBound) s and \(range.upperBound) s, got \(lifetimeSeconds) s")
+        }
+        guard let bound = boundAddress else { return .failure(message: "the server is not listening yet; try again") }
+        var advertised: [HostPort] = []
+        for text in addresses {
+            guard let address = HostPort(parsing: text, defaultPort: bound.port) else {
+                return .failure(message: "`\(text)` is not an address (host, host:port or [v6]:port)")
+            }
+            advertised.append(address)
+        }
+        if advertised.isEmpty {
+            advertised = configuration.advertisedAddresses ?? AdvertisedAddresses.derive(listeningHost: bound.host, port: bound.port)
+        }
+        guard advertised.count <= WireLimits.maxInviteAddresses else {
+            return .failure(message: "an invite holds at most \(WireLimits.maxInviteAddresses) addresses")
+        }
+        let expiresAt = Self.unixSeconds() + UInt64(lifetimeSeconds)
+        do {
+            let id = try InviteID(bytes: configuration.randomSecret(InviteID.length).copyBytes())
+            let secret = configuration.randomSecret(Invite.secretLength)
+            let invite = try Invite(hostKey: identity.publicKey, inviteID: id, secret: secret, expiresAt: expiresAt,
+                                    addresses: advertised.map { InviteAddress(host: $0.host, port: $0.port) },
+                                    hostName: configuration.hostName)
+            invites.add(id: id.bytes, secret: secret, expiresAt: expiresAt)
+            logger.info("created an invite valid for \(lifetimeSeconds) s (\(invites.openCount) open)")
+            return .invite(InviteSummary(invite: invite.text, hostFingerprint: fingerprint, hostName: configuration.hostName,
+                                         addresses: advertised.map(\.description),
+                                         expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt))))
+        } catch {
+            return .failure(message: "could not create the invite: \(error)")
+        }
+    }
+}

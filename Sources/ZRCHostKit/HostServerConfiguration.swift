@@ -1,0 +1,37 @@
+public import Foundation
+public import ZRCNetworking
+public import ZRCProtocol
+
+/// Everything `HostServer` needs that the executable decides.
+public struct HostServerConfiguration: Sendable {
+    /// Address and port to listen on; port 0 picks a free one.
+    public var listen: HostPort
+    /// Name announced to controllers.
+    public var hostName: String
+    /// Addresses put into invites when the request names none; nil derives them from the
+    /// listening address (every non-loopback interface address when listening on 0.0.0.0 or ::).
+    public var advertisedAddresses: [HostPort]?
+    public var inviteLifetimeSeconds: Int
+    public var handshakeTimeout: Duration
+    public var timings: ConnectionTimings
+    /// The local control socket for `zrc-host pair`, `controllers`, ….
+    public var controlSocket: URL
+    /// Most connections allowed to be in their handshake at once; more are refused at accept.
+    public var maximumPendingHandshakes: Int
+    /// A source of secret random bytes (invite IDs and secrets).
+    public var randomSecret: @Sendable (Int) -> SecretBytes
+
+    public init(listen: HostPort, hostName: String, advertisedAddresses: [HostPort]? = nil, inviteLifetimeSeconds: Int = 600,
+                handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
+                controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes) {
+        self.listen = listen
+        self.hostName = hostName
+        self.advertisedAddresses = advertisedAddresses
+        self.inviteLifetimeSeconds = inviteLifetimeSeconds
+        self.handshakeTimeout = handshakeTimeout
+        self.timings = timings
+        self.controlSocket = controlSocket
+        self.maximumPendingHandshakes = maximumPendingHandshakes
+        self.randomSecret = randomSecret
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import ZRCNetworking
+import ZRCProtocol
+
+/// The host's established sessions, so revocation and listings can reach them.
+struct LiveSessions {
+    struct Entry {
+        let id: UInt64
+        let controllerKey: NoisePublicKey
+        let controllerName: String
+        let connection: SecureConnection
+        let since: Date
+    }
+
+    private var entries: [UInt64: Entry] = [:]
+    private var nextID: UInt64 = 1
+
+    var count: Int { entries.count }
+
+    var all: [Entry] { Array(entries.values) }
+
+    mutating func makeID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    mutating func add(_ entry: Entry) { entries[entry.id] = entry }
+
+    mutating func remove(id: UInt64) { entries[id] = nil }
+
+    func sessions(of key: NoisePublicKey) -> [Entry] {
+        entries.values.filter { $0.controllerKey == key }
+    }
+}

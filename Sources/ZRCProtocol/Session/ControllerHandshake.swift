@@ -1,0 +1,109 @@
+/// The controller's side of connection set-up (Noise initiator), sans-IO.
+///
+/// Send `firstFlight` as soon as the TCP connection is up, feed every received chunk to
+/// `receive`, and once it returns the host's response payload call `establish` for the channel.
+public struct ControllerHandshake: ~Copyable, Sendable {
+    public enum Purpose: Sendable {
+        /// First contact: the invite supplies the host key and the psk.
+        case pair(inviteID: InviteID, secret: SecretBytes)
+        /// A session with a paired host.
+        case session(requested: SessionFlags)
+    }
+
+    /// Preamble and handshake record 1, ready to write.
+    public let firstFlight: [UInt8]
+    private var noise: HandshakeState
+    private var preamble = PreambleReader(localRole: .controller)
+    private var decoder = RecordDecoder()
+    private var pending: [Record] = []
+    private var response: HandshakeResponsePayload?
+
+    public init(
+        purpose: Purpose, localStatic: NoiseKeyPair, hostKey: NoisePublicKey, timestampMicros: UInt64,
+        agent: String, crypto: any NoiseCrypto
+    ) throws(SessionError) {
+        let mode: HandshakeMode
+        let inviteID: InviteID?
+        let psks: [SecretBytes]
+        let payloadPurpose: HandshakeInitPayload.Purpose
+        switch purpose {
+        case .pair(let id, let secret):
+            mode = .pair
+            inviteID = id
+            psks = [KeyDerivations.pairingPSK(inviteID: id, secret: secret, crypto: crypto)]
+            payloadPurpose = .pair(inviteID: id)
+        case .session(let requested):
+            mode = .session
+            inviteID = nil
+            psks = []
+            payloadPurpose = .session(requested: requested)
+        }
+        do {
+            noise = try HandshakeState(
+                protocolName: HandshakeInitiation.protocolName(for: mode), role: .initiator,
+                prologue: HandshakeInitiation.prologue(mode: mode, inviteID: inviteID),
+                localStatic: localStatic, remoteStatic: hostKey, psks: psks, crypto: crypto)
+            let payload = HandshakeInitPayload(purpose: payloadPurpose, timestampMicros: timestampMicros, agent: agent)
+            let message = try noise.writeMessage(payload: payload.encode())
+            let initiation = HandshakeInitiation(mode: mode, inviteID: inviteID, noiseMessage: message)
+            firstFlight = Preamble.encode() + Record(type: .handshake, body: initiation.encode()).encode()
+        } catch {
+            throw SessionError.from(error, during: "starting the handshake")
+        }
+    }
+
+    /// Feeds received bytes. Returns the host's response once the handshake is complete, nil while
+    /// more bytes are needed; throws when the host rejected us or the handshake failed.
+    public mutating func receive(_ bytes: some Collection<UInt8>) throws(SessionError) -> HandshakeResponsePayload? {
+        if let response { return response }
+        var data = Array(bytes)
+        if !preamble.isComplete {
+            guard let rest = try preamble.feed(data) else { return nil }
+            data = rest
+        }
+        let records: [Record]
+        do {
+            records = try decoder.feed(data)
+        } catch {
+            throw SessionError.from(error)
+        }
+        for (index, record) in records.enumerated() {
+            switch record.type {
+            case .reject:
+                guard let reason = HandshakeRejection.decode(record.body) else {
+                    throw SessionError(.protocolViolation, "the host refused the handshake without a readable reason")
+                }
+                throw SessionError(.rejected(reason), reason.explanation)
+            case .transport:
+                throw SessionError(.protocolViolation, "the host sent encrypted data before completing the handshake")
+            case .handshake:
+                let payloadBytes: [UInt8]
+                do {
+                    payloadBytes = try noise.readMessage(record.body)
+                } catch {
+                    throw SessionError(
+                        .handshakeFailed,
+                        "the host's handshake reply did not authenticate (\(error.message)); the connection may have been tampered with")
+                }
+                do {
+                    response = try HandshakeResponsePayload.decode(payloadBytes)
+                } catch {
+                    throw SessionError.from(error)
+                }
+                pending = Array(records[(index + 1)...])
+                return response
+            }
+        }
+        return nil
+    }
+
+    /// The secure channel, once `receive` returned the response.
+    public consuming func establish() throws(SessionError) -> SecureChannel {
+        do {
+            let transport = try noise.split()
+            return SecureChannel(transport: transport, decoder: decoder, pending: pending)
+        } catch {
+            throw SessionError.from(error, during: "finishing the handshake")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Why a host refused a handshake, sent in a reject record (type 0x03) before it closes.
+///
+/// A reject record is unauthenticated: the controller reports it as the host's claim and stops;
+/// it never changes what the controller trusts.
+public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
+    case hostKeyMismatch = 1
+    case notAuthorized = 2
+    case replayedHandshake = 3
+    case inviteInvalid = 4
+    case refusedByPolicy = 5
+    case malformed = 6
+
+    public var body: [UInt8] { [UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)] }
+
+    public static func decode(_ body: [UInt8]) -> HandshakeRejection? {
+        guard body.count == 2 else { return nil }
+        return HandshakeRejection(rawValue: UInt16(body[0]) << 8 | UInt16(body[1]))
+    }
+
+    /// What the controller's user is told.
+    public var explanation: String {
+        switch self {
+        case .hostKeyMismatch:
+            "the host could not decrypt our handshake: its identity key is not the one pinned when this controller "
+                + "paired with it. This happens when the host was reinstalled or its key was reset — or when someone "
+                + "is intercepting the connection. Nothing was sent. If you expected the change, pair again: "
+                + "`zrc-ctl forget NAME`, then `zrc-ctl pair <new invite from zrc-host pair>`"
+        case .notAuthorized:
+            "the host does not know this controller (it was never paired, or it was revoked); pair again with a new invite from `zrc-host pair`"
+        case .replayedHandshake:
+            "the host refused the handshake as a replay (its timestamp was not newer than the last one it accepted); check this machine's clock"
+        case .inviteInvalid:
+            "the host refused the invite: it is unknown, expired or already used. Ask for a new one with `zrc-host pair`"
+        case .refusedByPolicy:
+            "the host refused another session under its session policy"
+        case .malformed:
+            "the host could not parse our handshake; are both sides running compatible ZRC versions?"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// The host's side of connection set-up (Noise responder), sans-IO, in two steps.
+///
+/// `HostHandshake` reads the controller's preamble and first handshake record; the host then
+/// decides which key material applies (the invite's psk for pairing) and continues with
+/// `HostHandshakeResponder`. Between the two, nothing has been authenticated and nothing is
+/// acted upon.
+public struct HostHandshake: Sendable {
+    /// The host's preamble, to send as soon as a connection is accepted.
+    public static let preamble: [UInt8] = Preamble.encode()
+
+    private var preamble = PreambleReader(localRole: .host)
+    private var decoder = RecordDecoder()
+    private var initiation: HandshakeInitiation?
+
+    public init() {}
+
+    /// Bytes the host holds for this connection; bounded by one record.
+    public var bufferedByteCount: Int { decoder.bufferedByteCount }
+
+    /// Feeds received bytes; returns the controller's initiation once it has arrived.
+    public mutating func receive(_ bytes: some Collection<UInt8>) throws(SessionError) -> HandshakeInitiation? {
+        if let initiation { return initiation }
+        var data = Array(bytes)
+        if !preamble.isComplete {
+            guard let rest = try preamble.feed(data) else { return nil }
+            data = rest
+        }
+        let records: [Record]
+        do {
+            records = try decoder.feed(data)
+        } catch {
+            throw SessionError.from(error)
+        }
+        guard let first = records.first else { return nil }
+        guard records.count == 1 else {
+            throw SessionError(.protocolViolation, "the controller sent more records before the handshake completed")
+        }
+        guard first.type == .handshake else {
+            throw SessionError(.protocolViolation, "the controller's first record is not a handshake record")
+        }
+        let decoded = try HandshakeInitiation.decode(first.body)
+        initiation = decoded
+        return decoded
+    }
+
+    /// Starts the Noise responder for the received initiation. `psk` is required for pairing.
+    public func respond(localStatic: NoiseKeyPair, psk: SecretBytes?, crypto: any NoiseCrypto) throws(SessionError) -> HostHandshakeResponder {
+        guard let initiation else { preconditionFailure("respond before the initiation arrived") }
+        return try HostHandshakeResponder(initiation: initiation, decoder: decoder, localStatic: localStatic, psk: psk, crypto: crypto)
+    }
+
+    /// A reject record telling the controller why, to send before closing.
+    public static func rejection(_ reason: HandshakeRejection) -> [UInt8] {
+        Record(type: .reject, body: reason.body).encode()
+    }
+}
+
+/// The Noise responder after the host chose its key material.
+public struct HostHandshakeResponder: ~Copyable, Sendable {
+    public let initiation: HandshakeInitiation
+    /// The controller's static key, authenticated by message 1 (it proved possession through `ss`).
+    public let controllerKey: NoisePublicKey
+    public let payload: HandshakeInitPayload
+    private var noise: HandshakeState
+    private let decoder: RecordDecoder
+    private var accepted = false
+
+    init(initiation: HandshakeInitiation, decoder: RecordDecoder, localStatic: NoiseKeyPair, psk: SecretBytes?,
+         crypto: any NoiseCrypto) throws(SessionError) {
+        self.initiation = initiation
+        self.decoder = decoder
+        do {
+            noise = try HandshakeState(
+                protocolName: HandshakeInitiation.protocolName(for: initiation.mode), role: .responder,
+                prologue: initiation.prologue, localStatic: localStatic, psks: psk.map { [$0] } ?? [], crypto: crypto)
+        } catch {
+            throw SessionError.from(error, during: "starting the handshake")
+        }
+        let payloadBytes: [UInt8]
+        do {
+            payloadBytes = try noise.readMessage(initiation.noiseMessage)
+        } catch {
+            // Message 1 is encrypted to our static key: if it does not open, the controller used
+            // a different host key (or the bytes were tampered with).
+            throw SessionError(.rejected(.hostKeyMismatch), "handshake message 1 did not decrypt with this host's key: \(error.message)")
+        }
+        do {
+            payload = try HandshakeInitPayload.decode(payloadBytes)
+        } catch {
+            throw SessionError(.rejected(.malformed), "handshake payload is malformed: \(error.message)")
+        }
+        guard payload.mode == initiation.mode else {
+            throw SessionError(.rejected(.malformed), "handshake payload mode differs from the record's mode")
+        }
+        if case .pair(let id) = payload.purpose, id != initiation.inviteID {
+            throw SessionError(.rejected(.malformed), "handshake payload names another invite than the record")
+        }
+        guard let key = noise.remoteStaticKey else {
+            preconditionFailure("IK message 1 always carries the initiator's static key")
+        }
+        controllerKey = key
+    }
+
+    /// Writes handshake message 2 carrying `response`; returns the record to send.
+    public mutating func accept(_ response: HandshakeResponsePayload) throws(SessionError) -> [UInt8] {
+        precondition(!accepted, "accept called twice")
+        accepted = true
+        do {
+            let message = try noise.writeMessage(payload: response.encode())
+            return Record(type: .handshake, body: message).encode()
+        } catch {
+            throw SessionError.from(error, during: "answering the handshake")
+        }
+    }
+
+    public consuming func establish() throws(SessionError) -> SecureChannel {
+        do {
+            return SecureChannel(transport: try noise.split(), decoder: decoder, pending: [])
+        } catch {
+            throw SessionError.from(error, during: "finishing the handshake")
+        }
+    }
+}

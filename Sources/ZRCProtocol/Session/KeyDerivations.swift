@@ -1,0 +1,42 @@
+/// Values derived from keys with the suite's hash: the pairing psk and key fingerprints.
+public enum KeyDerivations {
+    static let pairingLabel = Array("ZRC pairing psk v1".utf8)
+    static let fingerprintLabel = Array("ZRC key fingerprint v1".utf8)
+
+    /// psk = first 32 bytes of BLAKE2b-512("ZRC pairing psk v1" ‖ invite ID ‖ invite secret).
+    /// Binding the invite ID means one invite's secret can never serve another invite.
+    public static func pairingPSK(inviteID: InviteID, secret: SecretBytes, crypto: any NoiseCrypto) -> SecretBytes {
+        SecretBytes(count: 32) { output in
+            var digest = [UInt8](repeating: 0, count: crypto.hashLength)
+            defer { digest.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            pairingLabel.withUnsafeBytes { label in
+                inviteID.bytes.withUnsafeBytes { id in
+                    secret.withUnsafeBytes { secretBytes in
+                        digest.withUnsafeMutableBytes { crypto.hash([label, id, secretBytes], into: $0) }
+                    }
+                }
+            }
+            output.copyBytes(from: digest.prefix(32))
+        }
+    }
+
+    /// A short, human-comparable name for a public key: 80 bits of BLAKE2b-512 over the key, in
+    /// base32, grouped by four (`k3vq-7d2m-a9xe-c4rt`). Shown when pairing and in listings so a user
+    /// can compare what two machines display.
+    public static func fingerprint(of publicKey: NoisePublicKey, crypto: any NoiseCrypto) -> String {
+        var digest = [UInt8](repeating: 0, count: crypto.hashLength)
+        fingerprintLabel.withUnsafeBytes { label in
+            publicKey.bytes.withUnsafeBytes { key in
+                digest.withUnsafeMutableBytes { crypto.hash([label, key], into: $0) }
+            }
+        }
+        let text = Base32.encode(Array(digest.prefix(10)))
+        var groups: [Substring] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            groups.append(rest.prefix(4))
+            rest = rest.dropFirst(4)
+        }
+        return groups.joined(separator: "-")
+    }
+}

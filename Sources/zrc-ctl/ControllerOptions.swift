@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ZRCCommandSupport
+import ZRCControllerKit
+import ZRCProtocol
+import ZRCStorage
+
+/// Options every `zrc-ctl` subcommand accepts.
+struct ControllerOptions: ParsableArguments {
+    @Option(name: .long, help: "Where the controller identity key lives: keyring (default) or file (explicit opt-in).")
+    var keyStore: KeyStoreChoice?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level?
+}
+
+extension KeyStoreChoice: @retroactive ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Paths, config and the controller core, as every subcommand needs them.
+struct ControllerContext {
+    let paths: ZRCPaths
+    var config: ControllerConfig
+    let logger: Logger
+    let keyStoreChoice: KeyStoreChoice
+
+    static func load(_ options: ControllerOptions) throws(CommandError) -> ControllerContext {
+        Console.bootstrapLogging(level: options.logLevel ?? .warning)
+        let paths = ZRCPaths.fromEnvironment(ProcessInfo.processInfo.environment)
+        let config: ControllerConfig
+        do {
+            config = try DocumentFile.load(ControllerConfig.self, from: paths.controllerConfigFile) ?? ControllerConfig()
+        } catch {
+            throw CommandError(.storage, error.description)
+        }
+        return ControllerContext(paths: paths, config: config, logger: Logger(label: "zrc-ctl"),
+                                 keyStoreChoice: options.keyStore ?? config.keyStore)
+    }
+
+    var knownHosts: KnownHostsStore { KnownHostsStore(file: paths.knownHostsFile) }
+
+    var controllerName: String {
+        if let name = config.controllerName { return name }
+        let user = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        let machine = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "controller"
+        return String("\(user)@\(machine)".prefix(64))
+    }
+
+    /// The controller core with this machine's identity (created on first use).
+    func controller() throws(CommandError) -> ZRCController {
+        let crypto = try Identity.makeCrypto()
+        let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
+        let identity = try Identity.loadOrCreate(role: .controller, store: store, crypto: crypto, logger: logger)
+        return ZRCController(identity: identity, crypto: crypto, knownHosts: knownHosts, controllerName: controllerName, logger: logger)
+    }
+}
+
+extension CommandError {
+    /// Exit codes for controller failures.
+    init(_ error: ControllerError) {
+        let kind: CommandError.Kind =
+            switch error.kind {
+            case .invalidInvite: .invalidInvite
+            case .unreachable: .unreachable
+            case .rejected, .wrongPeer, .handshakeFailed: .refused
+            case .storage: .storage
+            case .closedByHost, .connectionLost, .closed: .failure
+            }
+        self.init(kind, error.message)
+    }
+}

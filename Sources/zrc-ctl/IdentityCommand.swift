@@ -1,0 +1,19 @@
+import ArgumentParser
+import ZRCCommandSupport
+
+struct IdentityCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identity",
+        abstract: "Show this controller's identity key fingerprint (creating the key on first use).")
+
+    @OptionGroup var options: ControllerOptions
+
+    func run() async throws {
+        try await CommandRunner.run(program: "zrc-ctl") {
+            let context = try ControllerContext.load(options)
+            let controller = try context.controller()
+            print("Controller key fingerprint: \(controller.fingerprint(of: controller.identityKey))")
+            print("Name announced when pairing: \(context.controllerName)")
+        }
+    }
+}

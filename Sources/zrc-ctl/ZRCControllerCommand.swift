@@ -1,0 +1,13 @@
+import ArgumentParser
+
+@main
+struct ZRCControllerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "zrc-ctl",
+        abstract: "Control ZRC hosts from this terminal.",
+        discussion: """
+            Pair once with `zrc-ctl pair <invite>` (the invite comes from `zrc-host pair` on the host), \
+            then check the connection with `zrc-ctl ping NAME`.
+            """,
+        subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, IdentityCommand.self])
+}

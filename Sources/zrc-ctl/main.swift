@@ -1,1 +1,0 @@
-print("zrc-ctl: under construction")

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import ZRCCommandSupport
+import ZRCHostKit
+import ZRCProtocol
+import ZRCSodium
+import ZRCStorage
+
+struct ControllersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "controllers",
+        abstract: "List or revoke the controllers paired with this host.",
+        subcommands: [List.self, Revoke.self],
+        defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List paired controllers (name, fingerprint, paired at, last seen).")
+
+        @OptionGroup var options: HostOptions
+
+        func run() async throws {
+            try await CommandRunner.run(program: "zrc-host") {
+                let context = try HostContext.load(options, defaultLogLevel: .warning)
+                let summaries: [ControllerSummary]
+                var live = true
+                do {
+                    guard case .controllers(let list) = try await context.request(.listControllers) else {
+                        throw CommandError(.failure, "the server answered something other than a list")
+                    }
+                    summaries = list
+                } catch let error where error.kind == .notRunning {
+                    // Reading the store is safe without the server; only live sessions are unknown.
+                    live = false
+                    let crypto = try Identity.makeCrypto()
+                    do {
+                        summaries = try await context.controllers.all().map {
+                            ControllerSummary(name: $0.name, fingerprint: KeyDerivations.fingerprint(of: $0.publicKey, crypto: crypto),
+                                              pairedAt: $0.pairedAt, lastSeen: $0.lastSeen, liveSessions: 0)
+                        }
+                    } catch {
+                        throw CommandError(.storage, error.description)
+                    }
+                }
+                if summaries.isEmpty {
+                    print("No paired controllers. Create an invite with `zrc-host pair`.")
+                    return
+                }
+                var rows = [["NAME", "FINGERPRINT", "PAIRED", "LAST SEEN", "SESSIONS"]]
+                for summary in summaries {
+                    rows.append([summary.name, summary.fingerprint, TableText.date(summary.pairedAt),
+                                 summary.lastSeen.map(TableText.date) ?? "never", live ? String(summary.liveSessions) : "-"])
+                }
+                print(TableText.render(rows))
+                if !live { print("(zrc-host serve is not running: live sessions unknown)") }
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a controller from the authorized list and end its live sessions.")
+
+        @OptionGroup var options: HostOptions
+
+        @Argument(help: "The controller's name, as `zrc-host controllers` lists it.")
+        var name: String
+
+        func run() async throws {
+            try await CommandRunner.run(program: "zrc-host") {
+                let context = try HostContext.load(options, defaultLogLevel: .warning)
+                do {
+                    guard case .revoked(let revoked, let ended) = try await context.request(.revokeController(name: name)) else {
+                        throw CommandError(.failure, "the server answered something unexpected")
+                    }
+                    print("Revoked \(revoked); ended \(ended) live session(s).")
+                } catch let error where error.kind == .notRunning {
+                    // No server, so no live sessions: editing the store directly is safe.
+                    do {
+                        let removed = try await context.controllers.revoke(name: name)
+                        print("Revoked \(removed.name) (zrc-host serve is not running, so no session was live).")
+                    } catch {
+                        throw CommandError(error.kind == .notFound ? .failure : .storage, error.description)
+                    }
+                }
+            }
+        }
+    }
+}

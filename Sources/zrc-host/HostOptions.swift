@@ -1,0 +1,15 @@
+import ArgumentParser
+import Logging
+import ZRCStorage
+
+/// Options every `zrc-host` subcommand accepts.
+struct HostOptions: ParsableArguments {
+    @Option(name: .long, help: "Where the host identity key lives: keyring (default) or file (explicit opt-in for services).")
+    var keyStore: KeyStoreChoice?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level?
+}
+
+extension KeyStoreChoice: @retroactive ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}

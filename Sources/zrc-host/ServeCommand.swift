@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import ZRCCommandSupport
+import ZRCHostKit
+import ZRCNetworking
+import ZRCProtocol
+import ZRCStorage
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Accept pairing and authenticated sessions from controllers.",
+        discussion: "Runs until interrupted (Ctrl-C, SIGTERM); live sessions are told the host is shutting down.")
+
+    @OptionGroup var options: HostOptions
+
+    @Option(help: "Address and port to listen on, e.g. 0.0.0.0:7420 or 127.0.0.1:0 (default: host.json, else 0.0.0.0:7420).")
+    var listen: String?
+
+    @Option(help: "Name announced to controllers (default: host.json, else this machine's host name).")
+    var hostName: String?
+
+    @Option(name: .customLong("advertise"), help: "An address to put into invites (repeatable; default: this machine's addresses).")
+    var advertise: [String] = []
+
+    func validate() throws {
+        if let listen, HostPort(parsing: listen) == nil {
+            throw ValidationError("--listen `\(listen)` is not host:port (IPv6 as [addr]:port)")
+        }
+        if let hostName, let problem = DeviceName.problem(with: hostName) {
+            throw ValidationError("--host-name: \(problem)")
+        }
+        for address in advertise where HostPort(parsing: address, defaultPort: HostPort.defaultPort) == nil {
+            throw ValidationError("--advertise `\(address)` is not an address")
+        }
+    }
+
+    func run() async throws {
+        try await CommandRunner.run(program: "zrc-host") {
+            let context = try HostContext.load(options, defaultLogLevel: .info)
+            let (identity, crypto) = try context.identity()
+            let listenAddress = HostPort(parsing: listen ?? context.config.listen)!
+            let config = context.config
+            let serverConfiguration = HostServerConfiguration(
+                listen: listenAddress, hostName: hostName ?? context.hostName,
+                advertisedAddresses: advertise.isEmpty ? nil : advertise.compactMap {
+                    HostPort(parsing: $0, defaultPort: listenAddress.port == 0 ? HostPort.defaultPort : listenAddress.port)
+                },
+                inviteLifetimeSeconds: config.inviteLifetimeSeconds,
+                handshakeTimeout: .seconds(config.handshakeTimeoutSeconds),
+                timings: ConnectionTimings(keepaliveInterval: .seconds(config.keepaliveIntervalSeconds),
+                                           deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
+                controlSocket: context.paths.hostControlSocket,
+                randomSecret: { crypto.randomSecret(count: $0) })
+            let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
+                                    controllers: context.controllers, logger: context.logger)
+            let serving = Task {
+                try await server.run { address in
+                    print("zrc-host: serving \(serverConfiguration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
+                    print("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
+                    fflush(stdout)
+                }
+            }
+            let signals = CommandRunner.onTerminationSignal { number in
+                context.logger.notice("signal \(number): shutting down")
+                Task {
+                    await server.shutdown()
+                    try? await Task.sleep(for: .milliseconds(200))
+                    serving.cancel()
+                }
+            }
+            defer { signals.forEach { $0.cancel() } }
+            do {
+                try await serving.value
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled || serving.isCancelled { return }
+                throw CommandError(.failure, "cannot serve on \(listenAddress): \(error)")
+            }
+        }
+    }
+}

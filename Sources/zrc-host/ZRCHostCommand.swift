@@ -1,0 +1,14 @@
+import ArgumentParser
+import ZRCCommandSupport
+
+@main
+struct ZRCHostCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "zrc-host",
+        abstract: "Share this machine's screen with paired ZRC controllers.",
+        discussion: """
+            Start the server with `zrc-host serve`, then create a one-time invite with `zrc-host pair` \
+            and paste it into `zrc-ctl pair` on the controller.
+            """,
+        subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, IdentityCommand.self])
+}

@@ -1,1 +1,0 @@
-print("zrc-host: under construction")
