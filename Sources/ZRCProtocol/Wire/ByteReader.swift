@@ -50,9 +50,14 @@ public struct ByteReader: Sendable {
 
     /// Exactly `count` raw bytes (fixed-size fields such as keys and IDs).
     public mutating func readBytes(count: Int, _ field: String) throws(WireError) -> [UInt8] {
+        Array(try readSlice(count: count, field))
+    }
+
+    /// Exactly `count` bytes without copying, e.g. to move a secret straight into `SecretBytes`.
+    public mutating func readSlice(count: Int, _ field: String) throws(WireError) -> ArraySlice<UInt8> {
         try require(count, field)
         defer { position += count }
-        return Array(bytes[position..<(position + count)])
+        return bytes[position..<(position + count)]
     }
 
     /// A u16 length followed by that many UTF-8 bytes, at most `maxLength` (default 4096).
