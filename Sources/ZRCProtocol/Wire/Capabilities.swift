@@ -1,0 +1,17 @@
+/// What a peer can do, announced in `hello` (u32 bitset). Bits this version does not name are kept
+/// as received, so a newer peer's announcement survives being logged or echoed.
+public struct Capabilities: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Sends (host) or decodes (controller) JPEG rectangles.
+    public static let jpegRects = Capabilities(rawValue: 1 << 0)
+    /// Sends or draws solid-colour rectangles.
+    public static let solidRects = Capabilities(rawValue: 1 << 1)
+    /// Sends or draws raw BGRX rectangles.
+    public static let rawRects = Capabilities(rawValue: 1 << 2)
+    /// Host: sends cursor shape and position separately. Controller: draws the cursor itself.
+    public static let cursorShape = Capabilities(rawValue: 1 << 3)
+    /// Host: can type arbitrary Unicode text (`InputEvent.text`). Controller: may send it.
+    public static let textInput = Capabilities(rawValue: 1 << 4)
+}

@@ -1,0 +1,18 @@
+/// The first byte of every application message. Grouped by range: 0x0_ session control,
+/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics.
+public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
+    case hello = 0x01
+    case ping = 0x02
+    case pong = 0x03
+    case close = 0x04
+    case error = 0x05
+    case pairRequest = 0x08
+    case pairAccepted = 0x09
+    case screenInfo = 0x10
+    case frameUpdate = 0x11
+    case frameAck = 0x12
+    case cursorShape = 0x13
+    case cursorPosition = 0x14
+    case input = 0x20
+    case stats = 0x30
+}

@@ -1,0 +1,15 @@
+/// Code of a non-fatal `error` message (u16). A struct rather than an enum so codes added by newer
+/// peers arrive intact and can still be shown with their text.
+public struct NoticeCode: RawRepresentable, Sendable, Hashable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// Input was ignored because the session is view-only.
+    public static let inputRefused = NoticeCode(rawValue: 1)
+    /// The peer received a message type it understands but does not support in this session.
+    public static let unsupported = NoticeCode(rawValue: 2)
+    /// A request was dropped because the peer is overloaded (e.g. input arriving too fast).
+    public static let overloaded = NoticeCode(rawValue: 3)
+    /// Typed text contained characters the host cannot produce with its keyboard mapping.
+    public static let untypeable = NoticeCode(rawValue: 4)
+}

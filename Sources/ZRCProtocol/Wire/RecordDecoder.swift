@@ -1,0 +1,54 @@
+/// Turns the received byte stream (after the preamble) into records, whatever the chunking.
+///
+/// Follows the swift-nio decoder contract: each `feed` drains every complete record, and bytes of an
+/// incomplete record stay buffered untouched until the rest arrives. Memory stays bounded: between
+/// calls the buffer holds less than one maximum record, and a header announcing a body above the
+/// limit fails as soon as its 5 bytes are in, without waiting for (or buffering) the body.
+///
+/// A stream error is final: the stream has lost its framing, so every later call throws the same
+/// error and the connection must be closed. Records that preceded the bad header in the same call
+/// are dropped with it, since nothing more will be acted on for that connection.
+public struct RecordDecoder: Sendable {
+    private var buffer: [UInt8] = []
+    private var failure: WireError?
+
+    public init() {}
+
+    /// Bytes of an incomplete record waiting for the rest (always < 5 + 65535 between calls).
+    public var bufferedByteCount: Int { buffer.count }
+
+    /// Appends `bytes` and returns every record completed by them, in order.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws(WireError) -> [Record] {
+        if let failure { throw failure }
+        buffer.append(contentsOf: bytes)
+        var records: [Record] = []
+        var consumed = 0
+        do {
+            while let (record, length) = try Self.decodeRecord(from: buffer[consumed...]) {
+                records.append(record)
+                consumed += length
+            }
+        } catch {
+            failure = error
+            buffer = []
+            throw error
+        }
+        buffer.removeFirst(consumed)
+        return records
+    }
+
+    /// Decodes one record from the front of `bytes`, or returns nil when the bytes hold only part of
+    /// one (the caller keeps them and retries with more). Throws as soon as a complete header is bad.
+    public static func decodeRecord(from bytes: ArraySlice<UInt8>) throws(WireError) -> (record: Record, consumed: Int)? {
+        guard bytes.count >= Record.headerLength else { return nil }
+        var header = ByteReader(bytes.prefix(Record.headerLength), context: "record header")
+        let typeByte = try header.readUInt8("type")
+        let length = try header.readUInt32("length")
+        let (type, bodyLength) = try Record.parseHeader(typeByte: typeByte, length: length)
+        let total = Record.headerLength + bodyLength
+        guard bytes.count >= total else { return nil }
+        let bodyStart = bytes.startIndex + Record.headerLength
+        let body = Array(bytes[bodyStart..<(bodyStart + bodyLength)])
+        return (Record(type: type, body: body), total)
+    }
+}

@@ -1,0 +1,71 @@
+extension ZRCMessage {
+    /// Decodes one complete message (the output of `MessageReassembler`). Throws for an unknown type,
+    /// missing or extra bytes, and any field outside its documented range.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> ZRCMessage {
+        try decode(bytes[...])
+    }
+
+    public static func decode(_ bytes: ArraySlice<UInt8>) throws(WireError) -> ZRCMessage {
+        guard let typeByte = bytes.first else { throw WireError(.truncated, "empty application message") }
+        guard let type = MessageType(rawValue: typeByte) else {
+            throw WireError(
+                .unknownMessageType,
+                "message type 0x\(String(typeByte, radix: 16)) is unknown; the peer may be newer than this program")
+        }
+        var reader = ByteReader(bytes.dropFirst(), context: "\(type) message")
+        let message = try decodeFields(type, from: &reader)
+        try reader.expectEnd()
+        try message.validate()
+        return message
+    }
+
+    private static func decodeFields(_ type: MessageType, from reader: inout ByteReader) throws(WireError) -> ZRCMessage {
+        switch type {
+        case .hello:
+            return .hello(
+                protocolVersion: try reader.readUInt16("protocolVersion"),
+                capabilities: Capabilities(rawValue: try reader.readUInt32("capabilities")),
+                agent: try reader.readString("agent"))
+        case .ping:
+            return .ping(id: try reader.readUInt64("id"), sentAtMicros: try reader.readUInt64("sentAtMicros"))
+        case .pong:
+            return .pong(
+                id: try reader.readUInt64("id"),
+                pingSentAtMicros: try reader.readUInt64("pingSentAtMicros"),
+                receivedAtMicros: try reader.readUInt64("receivedAtMicros"))
+        case .close:
+            return .close(reason: CloseReason(rawValue: try reader.readUInt16("reason")), text: try reader.readString("text"))
+        case .error:
+            return .error(code: NoticeCode(rawValue: try reader.readUInt16("code")), text: try reader.readString("text"))
+        case .pairRequest:
+            return .pairRequest(controllerName: try reader.readString("controllerName"))
+        case .pairAccepted:
+            return .pairAccepted(hostName: try reader.readString("hostName"))
+        case .screenInfo:
+            return .screenInfo(
+                width: try reader.readUInt32("width"), height: try reader.readUInt32("height"),
+                monitorName: try reader.readString("monitorName"))
+        case .frameUpdate:
+            return .frameUpdate(try FrameUpdate(from: &reader))
+        case .frameAck:
+            return .frameAck(
+                frameID: try reader.readUInt64("frameID"),
+                receivedMicros: try reader.readUInt64("receivedMicros"),
+                decodedMicros: try reader.readUInt64("decodedMicros"))
+        case .cursorShape:
+            return .cursorShape(try CursorShape(from: &reader))
+        case .cursorPosition:
+            return .cursorPosition(
+                x: try reader.readInt32("x"), y: try reader.readInt32("y"),
+                visible: try reader.readBool("visible"), shapeID: try reader.readUInt32("shapeID"))
+        case .input:
+            return .input(try InputEvent(from: &reader))
+        case .stats:
+            return .stats(
+                rttMicros: try reader.readUInt64("rttMicros"),
+                updatesPerSecondMilli: try reader.readUInt32("updatesPerSecondMilli"),
+                bytesPerSecond: try reader.readUInt64("bytesPerSecond"),
+                quality: try reader.readUInt8("quality"))
+        }
+    }
+}

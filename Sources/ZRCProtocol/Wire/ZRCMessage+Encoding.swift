@@ -1,0 +1,79 @@
+extension ZRCMessage {
+    /// The message bytes: type byte, then fields. Strings longer than 4096 UTF-8 bytes are cut at a
+    /// scalar boundary (see `ByteWriter`); structural invariants (`validate()`) are preconditions.
+    public func encode() -> [UInt8] {
+        do {
+            try validate()
+        } catch {
+            preconditionFailure("refusing to encode an invalid message: \(error.message)")
+        }
+        var writer = ByteWriter(reservingCapacity: estimatedSize)
+        writer.write(type.rawValue)
+        switch self {
+        case .hello(let protocolVersion, let capabilities, let agent):
+            writer.write(protocolVersion)
+            writer.write(capabilities.rawValue)
+            writer.write(string: agent)
+        case .ping(let id, let sentAtMicros):
+            writer.write(id)
+            writer.write(sentAtMicros)
+        case .pong(let id, let pingSentAtMicros, let receivedAtMicros):
+            writer.write(id)
+            writer.write(pingSentAtMicros)
+            writer.write(receivedAtMicros)
+        case .close(let reason, let text):
+            writer.write(reason.rawValue)
+            writer.write(string: text)
+        case .error(let code, let text):
+            writer.write(code.rawValue)
+            writer.write(string: text)
+        case .pairRequest(let controllerName):
+            writer.write(string: controllerName)
+        case .pairAccepted(let hostName):
+            writer.write(string: hostName)
+        case .screenInfo(let width, let height, let monitorName):
+            writer.write(width)
+            writer.write(height)
+            writer.write(string: monitorName)
+        case .frameUpdate(let update):
+            update.write(to: &writer)
+        case .frameAck(let frameID, let receivedMicros, let decodedMicros):
+            writer.write(frameID)
+            writer.write(receivedMicros)
+            writer.write(decodedMicros)
+        case .cursorShape(let shape):
+            shape.write(to: &writer)
+        case .cursorPosition(let x, let y, let visible, let shapeID):
+            writer.write(x)
+            writer.write(y)
+            writer.write(visible)
+            writer.write(shapeID)
+        case .input(let event):
+            event.write(to: &writer)
+        case .stats(let rttMicros, let updatesPerSecondMilli, let bytesPerSecond, let quality):
+            writer.write(rttMicros)
+            writer.write(updatesPerSecondMilli)
+            writer.write(bytesPerSecond)
+            writer.write(quality)
+        }
+        return writer.bytes
+    }
+
+    /// Enough capacity for the common cases so large frames are not copied while growing.
+    private var estimatedSize: Int {
+        switch self {
+        case .frameUpdate(let update):
+            update.rects.reduce(64) { total, rect in
+                switch rect.content {
+                case .jpeg(let data): total + 13 + data.count
+                case .raw(let pixels): total + 13 + pixels.count
+                case .solid: total + 13
+                }
+            }
+        case .cursorShape(let shape): 32 + shape.rgba.count
+        case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .screenInfo, .frameAck,
+            .cursorPosition, .input, .stats:
+            64
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// An application message, carried (fragmented if needed) inside transport records after the
+/// handshake. Encoded as u8 `MessageType` followed by the fields in declaration order, big-endian;
+/// strings are u16 length + UTF-8 (≤ 4096 bytes). Schemas/wire-protocol.md has every layout.
+///
+/// Timestamps named `…Micros` are microseconds on the sending machine's monotonic clock; only
+/// differences between values from the same clock are meaningful.
+public enum ZRCMessage: Sendable, Equatable {
+    /// First message of each side after the handshake.
+    case hello(protocolVersion: UInt16, capabilities: Capabilities, agent: String)
+    /// Either side; the other answers with `pong` echoing `id` and `sentAtMicros`.
+    case ping(id: UInt64, sentAtMicros: UInt64)
+    case pong(id: UInt64, pingSentAtMicros: UInt64, receivedAtMicros: UInt64)
+    /// The sender ends the session; `text` is for people (logs, the controller's status line).
+    case close(reason: CloseReason, text: String)
+    /// A non-fatal notice, e.g. input refused in a view-only session. The session continues.
+    case error(code: NoticeCode, text: String)
+    /// Pairing: the controller names itself for the host's authorized list.
+    case pairRequest(controllerName: String)
+    /// Pairing: the host stored the controller's key; `hostName` is for the controller's known hosts.
+    case pairAccepted(hostName: String)
+    /// Host → controller: the shared screen's size (1…65535 per side) and monitor name.
+    case screenInfo(width: UInt32, height: UInt32, monitorName: String)
+    case frameUpdate(FrameUpdate)
+    /// Controller → host: the update is on screen; `…Micros` on the controller's clock.
+    case frameAck(frameID: UInt64, receivedMicros: UInt64, decodedMicros: UInt64)
+    case cursorShape(CursorShape)
+    /// Host → controller: pointer position in screen pixels and which shape to draw.
+    case cursorPosition(x: Int32, y: Int32, visible: Bool, shapeID: UInt32)
+    /// Controller → host.
+    case input(InputEvent)
+    /// Either side: measurements for display and adaptation. `updatesPerSecondMilli` is frames per
+    /// second × 1000; `quality` is the current JPEG quality 0…100.
+    case stats(rttMicros: UInt64, updatesPerSecondMilli: UInt32, bytesPerSecond: UInt64, quality: UInt8)
+
+    public var type: MessageType {
+        switch self {
+        case .hello: .hello
+        case .ping: .ping
+        case .pong: .pong
+        case .close: .close
+        case .error: .error
+        case .pairRequest: .pairRequest
+        case .pairAccepted: .pairAccepted
+        case .screenInfo: .screenInfo
+        case .frameUpdate: .frameUpdate
+        case .frameAck: .frameAck
+        case .cursorShape: .cursorShape
+        case .cursorPosition: .cursorPosition
+        case .input: .input
+        case .stats: .stats
+        }
+    }
+
+    /// Checks the invariants the decoder enforces (rects on screen, pixel counts, ranges). `encode()`
+    /// requires them: sending a message the peer must reject is a bug on our side.
+    public func validate() throws(WireError) {
+        let problem: String? =
+            switch self {
+            case .screenInfo(let width, let height, _): ScreenSize.problem(width: width, height: height)
+            case .frameUpdate(let update): update.problem()
+            case .cursorShape(let shape): shape.problem()
+            case .input(let event): event.problem()
+            case .stats(_, _, _, let quality) where quality > 100: "quality is \(quality), must be 0…100"
+            case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats:
+                nil
+            }
+        if let problem { throw WireError(.invalidValue, "\(type) message: \(problem)") }
+    }
+}
