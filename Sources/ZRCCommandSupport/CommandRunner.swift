@@ -1,5 +1,5 @@
 public import ArgumentParser
-import Foundation
+public import Foundation
 
 /// Runs a subcommand body, turning a `CommandError` into one line on stderr and its exit code.
 public enum CommandRunner {

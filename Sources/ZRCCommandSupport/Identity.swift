@@ -1,7 +1,7 @@
 public import Logging
 public import ZRCKeyStore
 public import ZRCProtocol
-import ZRCSodium
+public import ZRCSodium
 public import ZRCStorage
 
 /// The executables' shared wiring: which key store, the identity key, logging.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Plain aligned columns for listings.
 public enum TableText {

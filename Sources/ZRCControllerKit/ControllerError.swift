@@ -1,4 +1,4 @@
-import ZRCProtocol
+public import ZRCProtocol
 
 /// What can go wrong for a controller, with a message a person can act on and a kind a script
 /// (or the reconnect logic) can switch on.

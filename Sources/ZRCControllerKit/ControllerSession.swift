@@ -1,4 +1,4 @@
-import ZRCNetworking
+public import ZRCNetworking
 public import ZRCProtocol
 
 /// Something that happened on a session, in order.

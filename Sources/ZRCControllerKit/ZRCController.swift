@@ -65,12 +65,18 @@ public struct ZRCController: Sendable {
             throw ControllerError(.invalidInvite, "cannot use `\(localName)` as the host's name: \(problem); choose one with --name")
         }
         let addresses = invite.addresses.map { HostPort(host: $0.host, port: $0.port) }
-        let session = try await dialer.open(addresses: addresses, hostKey: invite.hostKey) {
+        let hostKey: NoisePublicKey
+        do {
+            hostKey = try NoisePublicKey(bytes: invite.hostKey.bytes)
+        } catch {
+            throw ControllerError(.invalidInvite, "the invite's host key is invalid: \(error.message)")
+        }
+        let session = try await dialer.open(addresses: addresses, hostKey: hostKey) {
             .pair(inviteID: invite.inviteID, secret: invite.secret)
         }
         try await session.send(.pairRequest(controllerName: controllerName))
         let hostName = try await Self.awaitPairAccepted(session)
-        let host = KnownHost(name: localName, hostName: hostName, publicKey: invite.hostKey,
+        let host = KnownHost(name: localName, hostName: hostName, publicKey: hostKey,
                              addresses: addresses.map(\.description), pairedAt: now, lastSeen: now)
         do {
             try await knownHosts.add(host)

@@ -37,9 +37,12 @@ struct Admission {
                 let flow = PairingFlow(server: server, inviteID: inviteID, connectionID: connectionID,
                                        controllerKey: responder.controllerKey, logger: logger)
                 return AdmittedConnection(channel: try responder.establish(), flow: .pairing(flow))
-            } catch {
+            } catch let error as SessionError {
                 await server.releaseInvite(inviteID, connection: connectionID)
                 if case .rejected(let reason) = error.kind { return try await reject(reason, error.message) }
+                throw error
+            } catch {
+                await server.releaseInvite(inviteID, connection: connectionID)
                 throw error
             }
         case .session:

@@ -38,15 +38,29 @@ public struct ControllerHandshake: ~Copyable, Sendable {
             psks = []
             payloadPurpose = .session(requested: requested)
         }
+        // Throwing work on a local first: a noncopyable field cannot be half-initialized on a
+        // throwing path.
+        var state = try Self.startNoise(mode: mode, inviteID: inviteID, localStatic: localStatic, hostKey: hostKey, psks: psks,
+                                        crypto: crypto)
+        let payload = HandshakeInitPayload(purpose: payloadPurpose, timestampMicros: timestampMicros, agent: agent)
+        let message: [UInt8]
         do {
-            noise = try HandshakeState(
+            message = try state.writeMessage(payload: payload.encode())
+        } catch {
+            throw SessionError.from(error, during: "starting the handshake")
+        }
+        let initiation = HandshakeInitiation(mode: mode, inviteID: inviteID, noiseMessage: message)
+        firstFlight = Preamble.encode() + Record(type: .handshake, body: initiation.encode()).encode()
+        noise = state
+    }
+
+    private static func startNoise(mode: HandshakeMode, inviteID: InviteID?, localStatic: NoiseKeyPair, hostKey: NoisePublicKey,
+                                   psks: [SecretBytes], crypto: any NoiseCrypto) throws(SessionError) -> HandshakeState {
+        do {
+            return try HandshakeState(
                 protocolName: HandshakeInitiation.protocolName(for: mode), role: .initiator,
                 prologue: HandshakeInitiation.prologue(mode: mode, inviteID: inviteID),
                 localStatic: localStatic, remoteStatic: hostKey, psks: psks, crypto: crypto)
-            let payload = HandshakeInitPayload(purpose: payloadPurpose, timestampMicros: timestampMicros, agent: agent)
-            let message = try noise.writeMessage(payload: payload.encode())
-            let initiation = HandshakeInitiation(mode: mode, inviteID: inviteID, noiseMessage: message)
-            firstFlight = Preamble.encode() + Record(type: .handshake, body: initiation.encode()).encode()
         } catch {
             throw SessionError.from(error, during: "starting the handshake")
         }

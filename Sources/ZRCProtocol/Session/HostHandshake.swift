@@ -67,15 +67,39 @@ public struct HostHandshakeResponder: ~Copyable, Sendable {
 
     init(initiation: HandshakeInitiation, decoder: RecordDecoder, localStatic: NoiseKeyPair, psk: SecretBytes?,
          crypto: any NoiseCrypto) throws(SessionError) {
+        // Everything that can throw runs on locals first: a noncopyable field cannot be left
+        // half-initialized on a throwing path.
+        var state = try Self.startNoise(initiation: initiation, localStatic: localStatic, psk: psk, crypto: crypto)
+        let payload = try Self.readInitiation(initiation, into: &state)
+        guard payload.mode == initiation.mode else {
+            throw SessionError(.rejected(.malformed), "handshake payload mode differs from the record's mode")
+        }
+        if case .pair(let id) = payload.purpose, id != initiation.inviteID {
+            throw SessionError(.rejected(.malformed), "handshake payload names another invite than the record")
+        }
+        guard let key = state.remoteStaticKey else {
+            preconditionFailure("IK message 1 always carries the initiator's static key")
+        }
         self.initiation = initiation
         self.decoder = decoder
+        self.payload = payload
+        controllerKey = key
+        noise = state
+    }
+
+    private static func startNoise(initiation: HandshakeInitiation, localStatic: NoiseKeyPair, psk: SecretBytes?,
+                                   crypto: any NoiseCrypto) throws(SessionError) -> HandshakeState {
         do {
-            noise = try HandshakeState(
+            return try HandshakeState(
                 protocolName: HandshakeInitiation.protocolName(for: initiation.mode), role: .responder,
                 prologue: initiation.prologue, localStatic: localStatic, psks: psk.map { [$0] } ?? [], crypto: crypto)
         } catch {
             throw SessionError.from(error, during: "starting the handshake")
         }
+    }
+
+    private static func readInitiation(_ initiation: HandshakeInitiation,
+                                       into noise: inout HandshakeState) throws(SessionError) -> HandshakeInitPayload {
         let payloadBytes: [UInt8]
         do {
             payloadBytes = try noise.readMessage(initiation.noiseMessage)
@@ -85,20 +109,10 @@ public struct HostHandshakeResponder: ~Copyable, Sendable {
             throw SessionError(.rejected(.hostKeyMismatch), "handshake message 1 did not decrypt with this host's key: \(error.message)")
         }
         do {
-            payload = try HandshakeInitPayload.decode(payloadBytes)
+            return try HandshakeInitPayload.decode(payloadBytes)
         } catch {
             throw SessionError(.rejected(.malformed), "handshake payload is malformed: \(error.message)")
         }
-        guard payload.mode == initiation.mode else {
-            throw SessionError(.rejected(.malformed), "handshake payload mode differs from the record's mode")
-        }
-        if case .pair(let id) = payload.purpose, id != initiation.inviteID {
-            throw SessionError(.rejected(.malformed), "handshake payload names another invite than the record")
-        }
-        guard let key = noise.remoteStaticKey else {
-            preconditionFailure("IK message 1 always carries the initiator's static key")
-        }
-        controllerKey = key
     }
 
     /// Writes handshake message 2 carrying `response`; returns the record to send.

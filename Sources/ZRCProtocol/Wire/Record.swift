@@ -11,6 +11,9 @@ public struct Record: Sendable, Equatable {
         case handshake = 0x01
         /// A Noise transport message: one encrypted fragment of an application message.
         case transport = 0x02
+        /// The host's refusal of a handshake: a u16 `HandshakeRejection` code, unencrypted, sent
+        /// only before the handshake completes (see Schemas/session-protocol.md).
+        case reject = 0x03
     }
 
     public var type: RecordType
