@@ -84,7 +84,9 @@ let package = Package(
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa"], swiftSettings: strict),
-        .testTarget(name: "ZRCKitTests", dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCSodium", "ZRCStorage"],
+        .testTarget(name: "ZRCKitTests",
+                    dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol",
+                                   logging] + nio,
                     swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),
     ]

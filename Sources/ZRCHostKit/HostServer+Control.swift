@@ -59,7 +59,7 @@ extension HostServer {
         guard advertised.count <= WireLimits.maxInviteAddresses else {
             return .failure(message: "an invite holds at most \(WireLimits.maxInviteAddresses) addresses")
         }
-        let expiresAt = Self.unixSeconds() + UInt64(lifetimeSeconds)
+        let expiresAt = configuration.unixSeconds() + UInt64(lifetimeSeconds)
         do {
             let id = try InviteID(bytes: configuration.randomSecret(InviteID.length).copyBytes())
             let secret = configuration.randomSecret(Invite.secretLength)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 import NIOCore
 import ZRCNetworking
@@ -12,7 +12,7 @@ public actor HostServer {
     public nonisolated let configuration: HostServerConfiguration
     nonisolated let identity: NoiseKeyPair
     nonisolated let crypto: any NoiseCrypto
-    nonisolated let controllers: AuthorizedControllersStore
+    public nonisolated let controllers: AuthorizedControllersStore
     nonisolated let logger: Logger
     public nonisolated let fingerprint: String
 
@@ -77,7 +77,7 @@ public actor HostServer {
     func handshakeFinished() { pendingHandshakes -= 1 }
 
     func reserveInvite(_ id: InviteID, connection: UInt64) throws(InviteRegistry.Refusal) -> SecretBytes {
-        try invites.reserve(id: id.bytes, now: Self.unixSeconds(), connection: connection)
+        try invites.reserve(id: id.bytes, now: configuration.unixSeconds(), connection: connection)
     }
 
     func releaseInvite(_ id: InviteID, connection: UInt64) { invites.release(id: id.bytes, connection: connection) }
@@ -91,6 +91,4 @@ public actor HostServer {
     func unregister(sessionID: UInt64) { sessions.remove(id: sessionID) }
 
     func reserveSessionID() -> UInt64 { sessions.makeID() }
-
-    static func unixSeconds() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970)) }
 }

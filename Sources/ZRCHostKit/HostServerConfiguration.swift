@@ -20,10 +20,13 @@ public struct HostServerConfiguration: Sendable {
     public var maximumPendingHandshakes: Int
     /// A source of secret random bytes (invite IDs and secrets).
     public var randomSecret: @Sendable (Int) -> SecretBytes
+    /// Wall-clock Unix seconds, for invite expiry (replaceable in tests).
+    public var unixSeconds: @Sendable () -> UInt64
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [HostPort]? = nil, inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
-                controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes) {
+                controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes,
+                unixSeconds: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) }) {
         self.listen = listen
         self.hostName = hostName
         self.advertisedAddresses = advertisedAddresses
@@ -33,5 +36,6 @@ public struct HostServerConfiguration: Sendable {
         self.controlSocket = controlSocket
         self.maximumPendingHandshakes = maximumPendingHandshakes
         self.randomSecret = randomSecret
+        self.unixSeconds = unixSeconds
     }
 }

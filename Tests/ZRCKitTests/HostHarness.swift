@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import Synchronization
+import ZRCControllerKit
+import ZRCHostKit
+import ZRCNetworking
+import ZRCProtocol
+import ZRCSodium
+import ZRCStorage
+
+/// A real `HostServer` on loopback with its files in a temporary directory, and controllers
+/// to talk to it. Short timeouts keep the tests quick.
+final class HostHarness: Sendable {
+    let directory: URL
+    let crypto: SodiumCrypto
+    let hostIdentity: NoiseKeyPair
+    let log = LogCapture()
+    let server: HostServer
+    let clock = ClockOffset()
+    private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+
+    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(1)) throws {
+        let crypto = try SodiumCrypto()
+        self.crypto = crypto
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
+        self.directory = directory
+        let identity = hostIdentity ?? crypto.generateKeyPair()
+        self.hostIdentity = identity
+        let offset = clock
+        let configuration = HostServerConfiguration(
+            listen: HostPort(host: "127.0.0.1", port: 0), hostName: "test-host", inviteLifetimeSeconds: 600,
+            handshakeTimeout: handshakeTimeout,
+            timings: ConnectionTimings(keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3)),
+            controlSocket: directory.appendingPathComponent("run/host.sock"),
+            randomSecret: { crypto.randomSecret(count: $0) },
+            unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) })
+        server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
+                            controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
+                            logger: log.logger)
+    }
+
+    /// Starts the server and returns its address.
+    func start() async throws -> HostPort {
+        let (addresses, sink) = AsyncStream<HostPort>.makeStream()
+        let server = self.server
+        task.withLock { $0 = Task { try await server.run { sink.yield($0) } } }
+        for await address in addresses { return address }
+        throw CancellationError()
+    }
+
+    func stop() async {
+        await server.shutdown()
+        task.withLock { $0?.cancel() }
+    }
+
+    func request(_ request: HostControlRequest) async throws -> HostControlResponse {
+        try await LocalControlSocket.send(request, to: server.configuration.controlSocket, expecting: HostControlResponse.self)
+    }
+
+    func invite(lifetime: Int = 600) async throws -> String {
+        guard case .invite(let summary) = try await request(.createInvite(lifetimeSeconds: lifetime, addresses: [])) else {
+            throw HarnessError("no invite")
+        }
+        return summary.invite
+    }
+
+    func controller(name: String = "laptop", identity: NoiseKeyPair? = nil) -> (ZRCController, NoiseKeyPair) {
+        let identity = identity ?? crypto.generateKeyPair()
+        let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
+        let configuration = ControllerConfiguration(connectTimeout: .seconds(2), handshakeTimeout: .seconds(3),
+                                                    keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3))
+        let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
+                                       configuration: configuration, logger: log.logger)
+        return (controller, identity)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Moves the host's wall clock for expiry tests.
+final class ClockOffset: Sendable {
+    private let value = Atomic<Int64>(0)
+    var seconds: Int64 { value.load(ordering: .relaxed) }
+    func advance(by seconds: Int64) { value.store(seconds, ordering: .relaxed) }
+}
