@@ -20,8 +20,9 @@
 #                       absent    gnome-keyring runs but no login keyring exists (default alias unset)
 #                       none      a D-Bus session bus with no Secret Service on it and none activatable
 #
-# The command sees ZRC_TEST_SERVICES=1 and ZRC_TEST_KEYRING=MODE; the ZRC keyring tests refuse to run
-# without them, so they can never write into a real user's keyring.
+# The command sees ZRC_TEST_SERVICES=1 and ZRC_TEST_KEYRING=MODE (and ZRC_TEST_KEYRING_PID, the
+# daemon's pid, unless MODE is none); the ZRC keyring tests refuse to run without them, so they can
+# never write into a real user's keyring.
 #
 # Example: Tools/with-test-services.sh flock /tmp/zrc-swift-build.lock swift test --skip-build --filter ZRCKeyStoreTests
 set -euo pipefail
@@ -176,6 +177,7 @@ inner_stage() {
     bus_name_has_owner org.freedesktop.secrets && fail "org.freedesktop.secrets is owned on a bus that should have no Secret Service"
   fi
 
+  [[ -f "$ZRC_TS_DIR/pids/keyring" ]] && export ZRC_TEST_KEYRING_PID=$(<"$ZRC_TS_DIR/pids/keyring")
   "$@" &
   record_pid command $!
   local rc=0
