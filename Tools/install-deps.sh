@@ -14,7 +14,7 @@ BUILD_PACKAGES=(
 )
 # Run: a virtual X display for hosts without one, and a keyring for identity keys.
 RUN_PACKAGES=(
-  xvfb x11-utils x11-xserver-utils xdotool
+  xvfb xauth x11-utils x11-xserver-utils xdotool
   dbus dbus-x11 gnome-keyring libsecret-tools
 )
 # Test: real terminals for the viewer tests.

@@ -23,14 +23,16 @@ extension Array where Element == UInt8 {
 }
 
 /// Records an issue unless `body` throws a `NoiseError` of `kind`.
-func expectNoiseError<R>(
-    _ kind: NoiseError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws(NoiseError) -> R
+func expectNoiseError<R: ~Copyable>(
+    _ kind: NoiseError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
 ) {
     do {
         _ = try body()
         Issue.record("expected NoiseError.\(kind), but the call succeeded", sourceLocation: sourceLocation)
-    } catch {
+    } catch let error as NoiseError {
         #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected NoiseError.\(kind), got \(error)", sourceLocation: sourceLocation)
     }
 }
 

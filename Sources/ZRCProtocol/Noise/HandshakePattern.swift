@@ -51,8 +51,9 @@ public struct HandshakePattern: Sendable, Hashable {
     /// Whether the psk rule "every `e` token also does MixKey(e.pub)" applies (spec §9.2).
     var usesPSK: Bool { pskCount > 0 }
 
-    /// Tokens that `role` sends (its pre-message plus the messages it writes).
-    func tokens(writtenBy role: NoiseRole) -> [NoiseToken] {
+    /// Tokens that `role` sends (its pre-message plus the messages it writes); e.g. whether the
+    /// peer's static key will be learned: `tokens(writtenBy: peer).contains(.s)`.
+    public func tokens(writtenBy role: NoiseRole) -> [NoiseToken] {
         let preMessage = role == .initiator ? initiatorPreMessage : responderPreMessage
         return preMessage + messages.indices.filter { NoiseRole.writer(ofMessage: $0) == role }.flatMap { messages[$0] }
     }
