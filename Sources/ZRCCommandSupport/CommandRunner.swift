@@ -1,4 +1,4 @@
-public import ArgumentParser
+import ArgumentParser
 public import Foundation
 
 /// Runs a subcommand body, turning a `CommandError` into one line on stderr and its exit code.

@@ -3,6 +3,11 @@ public import Logging
 
 /// Output conventions of both executables: results on stdout, diagnostics on stderr.
 public enum Console {
+    /// A line on stdout, written at once (unbuffered), so scripts and tests see it immediately.
+    public static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
     public static func warn(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

@@ -15,8 +15,6 @@ struct ControllerOptions: ParsableArguments {
     var logLevel: Logger.Level?
 }
 
-extension KeyStoreChoice: @retroactive ExpressibleByArgument {}
-extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Paths, config and the controller core, as every subcommand needs them.
 struct ControllerContext {

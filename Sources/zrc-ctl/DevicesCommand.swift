@@ -2,6 +2,7 @@ import ArgumentParser
 import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCProtocol
+import ZRCStorage
 
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the hosts this controller is paired with.")
@@ -19,7 +20,7 @@ struct DevicesCommand: AsyncParsableCommand {
                                  addresses: $0.addresses.joined(separator: ","), paired: TableText.date($0.pairedAt),
                                  lastSeen: $0.lastSeen.map(TableText.date) ?? "never")
                 }
-            } catch {
+            } catch let error as StorageError {
                 throw CommandError(.storage, error.description)
             }
             if hosts.isEmpty {
@@ -52,7 +53,7 @@ struct ForgetCommand: AsyncParsableCommand {
             do {
                 let removed = try await context.knownHosts.remove(named: name)
                 print("Forgot \(removed.name). The host still lists this controller until you run `zrc-host controllers revoke` there.")
-            } catch {
+            } catch let error as StorageError {
                 throw CommandError(error.kind == .notFound ? .failure : .storage, error.description)
             }
         }

@@ -37,7 +37,7 @@ struct PairCommand: AsyncParsableCommand {
                 print("Paired with \(host.hostName) as `\(host.name)`.")
                 print("Host key fingerprint: \(controller.fingerprint(of: host.publicKey)) — it should match what `zrc-host pair` showed.")
                 print("Try it: zrc-ctl ping \(host.name)")
-            } catch {
+            } catch let error as ControllerError {
                 throw CommandError(error)
             }
         }

@@ -38,8 +38,7 @@ struct PingCommand: AsyncParsableCommand {
                     let rtt = try await session.ping()
                     let milliseconds = Double(rtt.components.attoseconds) / 1e15 + Double(rtt.components.seconds) * 1000
                     times.append(milliseconds)
-                    print("reply \(index): \(String(format: "%.3f", milliseconds)) ms")
-                    fflush(stdout)
+                    Console.line("reply \(index): \(String(format: "%.3f", milliseconds)) ms")
                     if index < count, pause > 0 { try await Task.sleep(for: .seconds(pause)) }
                 }
                 await session.close(text: "ping finished")

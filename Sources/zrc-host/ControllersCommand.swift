@@ -28,7 +28,7 @@ struct ControllersCommand: AsyncParsableCommand {
                         throw CommandError(.failure, "the server answered something other than a list")
                     }
                     summaries = list
-                } catch let error where error.kind == .notRunning {
+                } catch let error as CommandError where error.kind == .notRunning {
                     // Reading the store is safe without the server; only live sessions are unknown.
                     live = false
                     let crypto = try Identity.makeCrypto()
@@ -37,7 +37,7 @@ struct ControllersCommand: AsyncParsableCommand {
                             ControllerSummary(name: $0.name, fingerprint: KeyDerivations.fingerprint(of: $0.publicKey, crypto: crypto),
                                               pairedAt: $0.pairedAt, lastSeen: $0.lastSeen, liveSessions: 0)
                         }
-                    } catch {
+                    } catch let error as StorageError {
                         throw CommandError(.storage, error.description)
                     }
                 }
@@ -73,12 +73,12 @@ struct ControllersCommand: AsyncParsableCommand {
                         throw CommandError(.failure, "the server answered something unexpected")
                     }
                     print("Revoked \(revoked); ended \(ended) live session(s).")
-                } catch let error where error.kind == .notRunning {
+                } catch let error as CommandError where error.kind == .notRunning {
                     // No server, so no live sessions: editing the store directly is safe.
                     do {
                         let removed = try await context.controllers.revoke(name: name)
                         print("Revoked \(removed.name) (zrc-host serve is not running, so no session was live).")
-                    } catch {
+                    } catch let error as StorageError {
                         throw CommandError(error.kind == .notFound ? .failure : .storage, error.description)
                     }
                 }

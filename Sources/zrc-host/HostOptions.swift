@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import ZRCStorage
+import ZRCCommandSupport
 
 /// Options every `zrc-host` subcommand accepts.
 struct HostOptions: ParsableArguments {
@@ -11,5 +12,3 @@ struct HostOptions: ParsableArguments {
     var logLevel: Logger.Level?
 }
 
-extension KeyStoreChoice: @retroactive ExpressibleByArgument {}
-extension Logger.Level: @retroactive ExpressibleByArgument {}

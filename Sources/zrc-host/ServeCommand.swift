@@ -56,9 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
                                     controllers: context.controllers, logger: context.logger)
             let serving = Task {
                 try await server.run { address in
-                    print("zrc-host: serving \(serverConfiguration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
-                    print("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
-                    fflush(stdout)
+                    Console.line("zrc-host: serving \(serverConfiguration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
+                    Console.line("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
                 }
             }
             let signals = CommandRunner.onTerminationSignal { number in
