@@ -79,7 +79,10 @@ struct ControllerDialer: Sendable {
                     remoteAddress: address.description, timings: timings, logger: logger,
                     started: { connection in
                         await session.attach(connection)
-                        try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: agent))
+                        // A pairing connection's first message must be the pairing request.
+                        if case .session = purpose {
+                            try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: agent))
+                        }
                         once.resume(.success(session))
                     },
                     handle: { message, _ in await session.deliver(message) })

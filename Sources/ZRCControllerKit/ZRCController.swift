@@ -76,8 +76,10 @@ public struct ZRCController: Sendable {
         }
         try await session.send(.pairRequest(controllerName: controllerName))
         let hostName = try await Self.awaitPairAccepted(session)
+        // The trust store keeps whole seconds.
+        let pairedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let host = KnownHost(name: localName, hostName: hostName, publicKey: hostKey,
-                             addresses: addresses.map(\.description), pairedAt: now, lastSeen: now)
+                             addresses: addresses.map(\.description), pairedAt: pairedAt, lastSeen: pairedAt)
         do {
             try await knownHosts.add(host)
         } catch {

@@ -39,16 +39,20 @@ public actor HostServer {
         let port = UInt16(listener.channel.localAddress?.port ?? Int(configuration.listen.port))
         let bound = HostPort(host: configuration.listen.host, port: port)
         boundAddress = bound
-        onListening(bound)
-        logger.info("listening on \(bound) — host key fingerprint \(fingerprint)")
         try PrivateFile.ensurePrivateDirectory(configuration.controlSocket.deletingLastPathComponent())
         let handler = HostConnectionHandler(server: self)
+        let (controlReady, readySignal) = AsyncStream<Void>.makeStream()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
-                try await LocalControlSocket.serve(at: self.configuration.controlSocket, logger: self.logger) {
-                    (request: HostControlRequest) in await self.handle(request)
-                }
+                try await LocalControlSocket.serve(
+                    at: self.configuration.controlSocket, logger: self.logger, onReady: { readySignal.finish() }
+                ) { (request: HostControlRequest) in await self.handle(request) }
             }
+            // Announce only once both the TCP listener and the control socket accept.
+            for await _ in controlReady {}
+            if Task.isCancelled { return }  // the control socket failed; its error ends the group
+            onListening(bound)
+            logger.info("listening on \(bound) — host key fingerprint \(fingerprint)")
             try await listener.executeThenClose { connections in
                 for try await connection in connections {
                     group.addTask { await handler.serve(connection) }

@@ -23,6 +23,7 @@ public enum LocalControlSocket {
     public static func serve<Request: Decodable & Sendable, Response: Encodable & Sendable>(
         at socket: URL,
         logger: Logger,
+        onReady: @Sendable () -> Void = {},
         handler: @escaping @Sendable (Request) async -> Response
     ) async throws {
         if FileManager.default.fileExists(atPath: socket.path) {
@@ -45,6 +46,7 @@ public enum LocalControlSocket {
             throw Failure(kind: .io, description: "cannot restrict \(socket.path) to mode 0600")
         }
         defer { unlink(socket.path) }
+        onReady()
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { clients in
                 for try await client in clients {
