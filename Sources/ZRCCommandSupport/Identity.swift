@@ -6,7 +6,7 @@ public import ZRCStorage
 
 /// The executables' shared wiring: which key store, the identity key, logging.
 public enum Identity {
-    public static let keyID = "default"
+    public static let defaultKeyID = "default"
 
     /// The key store the user chose. The file store is an explicit opt-in and says so loudly on
     /// every start.
@@ -22,14 +22,14 @@ public enum Identity {
     }
 
     /// Loads the identity key of `role`, creating and storing a new one on first use.
-    public static func loadOrCreate(role: KeyRole, store: any IdentityKeyStore, crypto: SodiumCrypto,
-                                    logger: Logger) throws(CommandError) -> NoiseKeyPair {
+    public static func loadOrCreate(role: KeyRole, keyID: String = defaultKeyID, store: any IdentityKeyStore,
+                                    crypto: SodiumCrypto, logger: Logger) throws(CommandError) -> NoiseKeyPair {
         do {
             if let privateKey = try store.load(role: role, keyID: keyID) {
                 return try crypto.keyPair(privateKey: privateKey)
             }
             let pair = crypto.generateKeyPair()
-            try store.store(pair.privateKey, role: role, keyID: keyID, label: "ZRC \(role.rawValue) identity key")
+            try store.store(pair.privateKey, role: role, keyID: keyID, label: "ZRC \(role.rawValue) identity key (\(keyID))")
             logger.notice("created a new \(role.rawValue) identity key in \(store.locationDescription)")
             return pair
         } catch let error as KeyStoreError {

@@ -11,6 +11,9 @@ struct ControllerOptions: ParsableArguments {
     @Option(name: .long, help: "Where the controller identity key lives: keyring (default) or file (explicit opt-in).")
     var keyStore: KeyStoreChoice?
 
+    @Option(name: .long, help: "Name of the identity key in the key store (default: `default`); lets several identities live side by side.")
+    var keyID: String = Identity.defaultKeyID
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level?
 }
@@ -22,6 +25,7 @@ struct ControllerContext {
     var config: ControllerConfig
     let logger: Logger
     let keyStoreChoice: KeyStoreChoice
+    let keyID: String
 
     static func load(_ options: ControllerOptions) throws(CommandError) -> ControllerContext {
         Console.bootstrapLogging(level: options.logLevel ?? .warning)
@@ -33,7 +37,7 @@ struct ControllerContext {
             throw CommandError(.storage, error.description)
         }
         return ControllerContext(paths: paths, config: config, logger: Logger(label: "zrc-ctl"),
-                                 keyStoreChoice: options.keyStore ?? config.keyStore)
+                                 keyStoreChoice: options.keyStore ?? config.keyStore, keyID: options.keyID)
     }
 
     var knownHosts: KnownHostsStore { KnownHostsStore(file: paths.knownHostsFile) }
@@ -49,7 +53,7 @@ struct ControllerContext {
     func controller() throws(CommandError) -> ZRCController {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
-        let identity = try Identity.loadOrCreate(role: .controller, store: store, crypto: crypto, logger: logger)
+        let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
         return ZRCController(identity: identity, crypto: crypto, knownHosts: knownHosts, controllerName: controllerName, logger: logger)
     }
 }

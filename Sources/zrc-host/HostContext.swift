@@ -14,6 +14,7 @@ struct HostContext {
     let config: HostConfig
     let logger: Logger
     let keyStoreChoice: KeyStoreChoice
+    let keyID: String
 
     static func load(_ options: HostOptions, defaultLogLevel: Logger.Level) throws(CommandError) -> HostContext {
         Console.bootstrapLogging(level: options.logLevel ?? defaultLogLevel)
@@ -25,7 +26,7 @@ struct HostContext {
             throw CommandError(.storage, error.description)
         }
         return HostContext(paths: paths, config: config, logger: Logger(label: "zrc-host"),
-                           keyStoreChoice: options.keyStore ?? config.keyStore)
+                           keyStoreChoice: options.keyStore ?? config.keyStore, keyID: options.keyID)
     }
 
     var hostName: String {
@@ -37,7 +38,7 @@ struct HostContext {
     func identity() throws(CommandError) -> (NoiseKeyPair, SodiumCrypto) {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
-        return (try Identity.loadOrCreate(role: .host, store: store, crypto: crypto, logger: logger), crypto)
+        return (try Identity.loadOrCreate(role: .host, keyID: keyID, store: store, crypto: crypto, logger: logger), crypto)
     }
 
     /// Sends a request to the running server; `.notRunning` when there is none.
