@@ -120,6 +120,7 @@ public struct ByteReader: Sendable {
     }
 
     private func require(_ count: Int, _ field: String) throws(WireError) {
+        precondition(count >= 0, "negative byte count for \(field)")  // our bug, not the peer's
         guard count <= remainingCount else {
             throw WireError(.truncated, "\(context): \(field) needs \(count) bytes, only \(remainingCount) left")
         }

@@ -38,6 +38,7 @@ public struct MessageReassembler: Sendable {
     }
 
     private mutating func process(_ plaintext: [UInt8]) throws(WireError) -> [UInt8]? {
+        if case .failed(let error) = state { throw error }
         var reader = ByteReader(plaintext, context: "transport fragment")
         let flagsByte = try reader.readUInt8("flags")
         let flags = FragmentFlags(rawValue: flagsByte)
@@ -46,7 +47,7 @@ public struct MessageReassembler: Sendable {
         }
         switch state {
         case .failed(let error):
-            throw error
+            throw error  // unreachable after the check above; kept so the switch names every state
         case .idle:
             guard flags.contains(.first) else { throw sequenceError("a continuation fragment arrived without a FIRST fragment") }
             let total = Int(try reader.readUInt32("total message length"))

@@ -1,0 +1,70 @@
+import Testing
+@testable import ZRCProtocol
+
+/// One test per forbidden field value: each must be rejected with a precise kind.
+@Suite struct MessageValidationTests {
+    static let header: [UInt8] = [0x11] + [UInt8](repeating: 0, count: 32)  // frameUpdate, zero timestamps
+
+    /// frameUpdate on a 100x50 screen, quality 50, then the given rect bytes.
+    static func frame(rectCount: UInt16 = 1, _ rects: [UInt8], width: UInt32 = 100, height: UInt32 = 50, quality: UInt8 = 50)
+        -> [UInt8]
+    {
+        header + be32(width) + be32(height) + [quality, UInt8(rectCount >> 8), UInt8(rectCount & 0xFF)] + rects
+    }
+
+    static let solid: [UInt8] = [2, 0, 0, 0, 0]
+
+    static let cases: [(name: String, bytes: [UInt8], kind: WireError.Kind)] = [
+        ("empty message", [], .truncated),
+        ("unknown type 0x00", [0x00], .unknownMessageType),
+        ("unknown type 0x06", [0x06, 0, 0], .unknownMessageType),
+        ("unknown type 0xFF", [0xFF], .unknownMessageType),
+        ("rect past right edge", frame([0, 99, 0, 0, 0, 2, 0, 1] + solid), .invalidValue),
+        ("rect past bottom edge", frame([0, 0, 0, 49, 0, 1, 0, 2] + solid), .invalidValue),
+        ("rect at 65535 wraps nothing", frame([0xFF, 0xFF, 0, 0, 0, 1, 0, 1] + solid), .invalidValue),
+        ("empty rect", frame([0, 0, 0, 0, 0, 0, 0, 1] + solid), .invalidValue),
+        ("unknown rect encoding", frame([0, 0, 0, 0, 0, 1, 0, 1, 4, 0, 0, 0, 0]), .invalidValue),
+        ("empty jpeg", frame([0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0]), .invalidValue),
+        ("jpeg length 0xFFFFFFFF", frame([0, 0, 0, 0, 0, 1, 0, 1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1]), .truncated),
+        ("raw length mismatch", frame([0, 0, 0, 0, 0, 1, 0, 1, 3, 0, 0, 0, 3, 1, 2, 3]), .invalidValue),
+        ("raw length 0xFFFFFFFF", frame([0, 0, 0, 0, 0, 1, 0, 1, 3, 0xFF, 0xFF, 0xFF, 0xFF]), .invalidValue),
+        ("rect count beyond bytes", frame(rectCount: 0xFFFF, [0, 0, 0, 0, 0, 1, 0, 1] + solid), .truncated),
+        ("quality 101", frame([0, 0, 0, 0, 0, 1, 0, 1] + solid, quality: 101), .invalidValue),
+        ("screen width 0", frame(rectCount: 0, [], width: 0), .invalidValue),
+        ("screen height 65536", frame(rectCount: 0, [], height: 65536), .invalidValue),
+        ("screenInfo 0 wide", [0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0], .invalidValue),
+        ("cursor 257 wide", [0x13, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF], .invalidValue),
+        ("cursor 0 high", [0x13, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
+        ("cursor pixels short", [0x13, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3], .invalidValue),
+        ("cursor hot spot outside", [0x13, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4, 1, 2, 3, 4], .invalidValue),
+        ("button 0", [0x20, 0x02, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
+        ("button 8", [0x20, 0x02, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
+        ("pressed = 2", [0x20, 0x02, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
+        ("unknown input event", [0x20, 0x06], .unknownMessageType),
+        ("visible = 0xFF", [0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0, 0], .invalidValue),
+        ("stats quality 200", [0x30] + [UInt8](repeating: 0, count: 20) + [200], .invalidValue),
+        ("string over 4096", [0x08, 0x10, 0x01] + [UInt8](repeating: 0x61, count: 4097), .lengthTooLarge),
+        ("string length beyond bytes", [0x08, 0x00, 0x05, 0x61], .truncated),
+        ("invalid UTF-8 name", [0x09, 0x00, 0x02, 0xC0, 0xAF], .invalidUTF8),
+        ("ping with extra byte", [0x02] + [UInt8](repeating: 0, count: 17), .trailingBytes),
+    ]
+
+    @Test(arguments: cases)
+    func rejects(name: String, bytes: [UInt8], kind: WireError.Kind) {
+        let error = wireError { () throws(WireError) in try ZRCMessage.decode(bytes) }
+        #expect(error?.kind == kind, "\(name): \(error?.message ?? "decoded")")
+    }
+
+    @Test func messagesSayWhereTheProblemIs() {
+        let error = wireError { () throws(WireError) in
+            try ZRCMessage.decode(Self.frame([0, 99, 0, 0, 0, 2, 0, 1] + Self.solid))
+        }
+        #expect(error?.message == "frameUpdate message: rects[0] (2x1 at 99,0) extends beyond the 100x50 screen")
+    }
+
+    @Test func rectTouchingTheEdgesIsValid() throws {
+        let bytes = Self.frame([0, 98, 0, 49, 0, 2, 0, 1] + Self.solid)
+        guard case .frameUpdate(let update) = try ZRCMessage.decode(bytes) else { Issue.record("not a frame"); return }
+        #expect(update.rects.first?.x == 98)
+    }
+}

@@ -1,0 +1,145 @@
+import PropertyBased
+@testable import ZRCProtocol
+
+/// Builders of random protocol values, driven by the property checker's seeded generator so every
+/// failure is reproducible from the printed seed.
+enum RandomValues {
+    static func bytes(_ count: Int, _ rng: inout some RandomNumberGenerator) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
+    }
+
+    static func bytes(in range: ClosedRange<Int>, _ rng: inout some RandomNumberGenerator) -> [UInt8] {
+        bytes(Int.random(in: range, using: &rng), &rng)
+    }
+
+    static func int<T: FixedWidthInteger>(_ rng: inout some RandomNumberGenerator, as _: T.Type = T.self) -> T {
+        // Bias toward edges: boundaries are where encoders go wrong.
+        switch Int.random(in: 0..<8, using: &rng) {
+        case 0: T.min
+        case 1: T.max
+        case 2: 0
+        default: T.random(in: .min ... .max, using: &rng)
+        }
+    }
+
+    /// Mixed scripts and widths (1–4 UTF-8 bytes per scalar), sometimes exactly at the 4096-byte limit.
+    static func string(_ rng: inout some RandomNumberGenerator, maxBytes: Int = WireLimits.maxStringBytes) -> String {
+        let ranges: [ClosedRange<UInt32>] = [0x20...0x7E, 0x00...0x1F, 0xA0...0x24F, 0x4E00...0x9FFF, 0x1F300...0x1FAFF]
+        let targetBytes: Int
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: targetBytes = 0
+        case 1: targetBytes = maxBytes
+        default: targetBytes = Int.random(in: 0...min(40, maxBytes), using: &rng)
+        }
+        var scalars = String.UnicodeScalarView()
+        var used = 0
+        while used < targetBytes {
+            let range = ranges[Int.random(in: 0..<ranges.count, using: &rng)]
+            guard let scalar = Unicode.Scalar(UInt32.random(in: range, using: &rng)) else { continue }
+            let width = scalar.utf8.count
+            if used + width > targetBytes {
+                if targetBytes - used == 0 { break }
+                scalars.append("a")
+                used += 1
+                continue
+            }
+            scalars.append(scalar)
+            used += width
+        }
+        return String(scalars)
+    }
+
+    static func frameRect(screenWidth: UInt32, screenHeight: UInt32, _ rng: inout some RandomNumberGenerator) -> FrameRect {
+        let x = UInt16.random(in: 0...UInt16(screenWidth - 1), using: &rng)
+        let y = UInt16.random(in: 0...UInt16(screenHeight - 1), using: &rng)
+        let maxWidth = min(UInt16(screenWidth) - x, 64)
+        let maxHeight = min(UInt16(screenHeight) - y, 64)
+        let width = UInt16.random(in: 1...maxWidth, using: &rng)
+        let height = UInt16.random(in: 1...maxHeight, using: &rng)
+        let content: FrameRect.Content
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0: content = .jpeg(bytes(in: 1...300, &rng))
+        case 1: content = .solid(pixel: int(&rng, as: UInt32.self))
+        default: content = .raw(bgrx: bytes(Int(width) * Int(height) * 4, &rng))
+        }
+        return FrameRect(x: x, y: y, width: width, height: height, content: content)
+    }
+
+    static func frameUpdate(_ rng: inout some RandomNumberGenerator) -> FrameUpdate {
+        let screenWidth = UInt32.random(in: 1...4000, using: &rng)
+        let screenHeight = UInt32.random(in: 1...3000, using: &rng)
+        let rects = (0..<Int.random(in: 0...5, using: &rng)).map { _ in
+            frameRect(screenWidth: screenWidth, screenHeight: screenHeight, &rng)
+        }
+        return FrameUpdate(
+            frameID: int(&rng), captureMicros: int(&rng), encodeDoneMicros: int(&rng), sendMicros: int(&rng),
+            screenWidth: screenWidth, screenHeight: screenHeight, quality: UInt8.random(in: 0...100, using: &rng),
+            rects: rects)
+    }
+
+    static func cursorShape(_ rng: inout some RandomNumberGenerator) -> CursorShape {
+        let side: ClosedRange<UInt16> = Bool.random(using: &rng) ? 1...32 : 1...256
+        let width = UInt16.random(in: side, using: &rng)
+        let height = UInt16.random(in: side, using: &rng)
+        return CursorShape(
+            shapeID: int(&rng), width: width, height: height,
+            hotX: UInt16.random(in: 0..<width, using: &rng), hotY: UInt16.random(in: 0..<height, using: &rng),
+            rgba: bytes(Int(width) * Int(height) * 4, &rng))
+    }
+
+    static func inputEvent(_ rng: inout some RandomNumberGenerator) -> InputEvent {
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: .pointerMove(x: int(&rng), y: int(&rng))
+        case 1: .button(UInt8.random(in: 1...7, using: &rng), pressed: Bool.random(using: &rng), x: int(&rng), y: int(&rng))
+        case 2: .scroll(dx: int(&rng), dy: int(&rng), x: int(&rng), y: int(&rng))
+        case 3: .key(keysym: int(&rng), pressed: Bool.random(using: &rng), modifiers: KeyModifiers(rawValue: int(&rng)))
+        default: .text(string(&rng))
+        }
+    }
+
+    /// One message of a type chosen uniformly, so every case is covered in a 100-run check.
+    static func message(_ rng: inout some RandomNumberGenerator) -> ZRCMessage {
+        message(of: MessageType.allCases[Int.random(in: 0..<MessageType.allCases.count, using: &rng)], &rng)
+    }
+
+    static func message(of type: MessageType, _ rng: inout some RandomNumberGenerator) -> ZRCMessage {
+        switch type {
+        case .hello: .hello(protocolVersion: int(&rng), capabilities: Capabilities(rawValue: int(&rng)), agent: string(&rng))
+        case .ping: .ping(id: int(&rng), sentAtMicros: int(&rng))
+        case .pong: .pong(id: int(&rng), pingSentAtMicros: int(&rng), receivedAtMicros: int(&rng))
+        case .close: .close(reason: CloseReason(rawValue: UInt16.random(in: 0...12, using: &rng)), text: string(&rng))
+        case .error: .error(code: NoticeCode(rawValue: int(&rng)), text: string(&rng))
+        case .pairRequest: .pairRequest(controllerName: string(&rng))
+        case .pairAccepted: .pairAccepted(hostName: string(&rng))
+        case .screenInfo:
+            .screenInfo(
+                width: UInt32.random(in: 1...65535, using: &rng), height: UInt32.random(in: 1...65535, using: &rng),
+                monitorName: string(&rng))
+        case .frameUpdate: .frameUpdate(frameUpdate(&rng))
+        case .frameAck: .frameAck(frameID: int(&rng), receivedMicros: int(&rng), decodedMicros: int(&rng))
+        case .cursorShape: .cursorShape(cursorShape(&rng))
+        case .cursorPosition: .cursorPosition(x: int(&rng), y: int(&rng), visible: Bool.random(using: &rng), shapeID: int(&rng))
+        case .input: .input(inputEvent(&rng))
+        case .stats:
+            .stats(
+                rttMicros: int(&rng), updatesPerSecondMilli: int(&rng), bytesPerSecond: int(&rng),
+                quality: UInt8.random(in: 0...100, using: &rng))
+        }
+    }
+}
+
+/// Generators for `propertyCheck`. They have no shrinker: inputs are rebuilt from the printed seed.
+enum Generators {
+    static let message = Generator<ZRCMessage, Shrink.None<ZRCMessage>> { rng in RandomValues.message(&rng) }
+
+    static let messages = Generator<[ZRCMessage], Shrink.None<[ZRCMessage]>> { rng in
+        (0..<Int.random(in: 1...20, using: &rng)).map { _ in RandomValues.message(&rng) }
+    }
+
+    static let bytes = Generator<[UInt8], Shrink.None<[UInt8]>> { rng in
+        RandomValues.bytes(in: 0...400, &rng)
+    }
+
+    /// An independent seed for cutting streams, so a test can draw as many cut points as it needs.
+    static let seed = Generator<UInt64, Shrink.None<UInt64>> { rng in rng.next() }
+}
