@@ -23,7 +23,7 @@ public actor ControllerSession {
     private var endWaiters: [CheckedContinuation<ConnectionEnd, Never>] = []
 
     init(response: HandshakeResponsePayload) {
-        hostName = response.hostName
+        hostName = TerminalSafeText.sanitized(response.hostName)
         sessionID = response.sessionID
         granted = response.granted
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))

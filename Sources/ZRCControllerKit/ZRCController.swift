@@ -62,15 +62,10 @@ public struct ZRCController: Sendable {
         }
         let localName = name ?? invite.hostName
         if let problem = DeviceName.problem(with: localName) {
-            throw ControllerError(.invalidInvite, "cannot use `\(localName)` as the host's name: \(problem); choose one with --name")
+            throw ControllerError(.invalidInvite, "cannot use `\(TerminalSafeText.sanitized(localName))` as the host's name: \(problem); choose one with --name")
         }
         let addresses = invite.addresses.map { HostPort(host: $0.host, port: $0.port) }
-        let hostKey: NoisePublicKey
-        do {
-            hostKey = try NoisePublicKey(bytes: invite.hostKey.bytes)
-        } catch {
-            throw ControllerError(.invalidInvite, "the invite's host key is invalid: \(error.message)")
-        }
+        let hostKey = invite.hostKey
         let session = try await dialer.open(addresses: addresses, hostKey: hostKey) {
             .pair(inviteID: invite.inviteID, secret: invite.secret)
         }
@@ -92,9 +87,9 @@ public struct ZRCController: Sendable {
         for await event in session.events {
             switch event {
             case .message(.pairAccepted(let hostName)):
-                return hostName
+                return TerminalSafeText.sanitized(hostName)
             case .message(.close(_, let text)), .ended(.remote(_, let text)):
-                throw ControllerError(.closedByHost, "the host ended the pairing: \(text)")
+                throw ControllerError(.closedByHost, "the host ended the pairing: \(TerminalSafeText.sanitized(text))")
             case .ended(let end):
                 throw ControllerError(.connectionLost, "the pairing connection ended before the host confirmed: \(end)")
             case .message:

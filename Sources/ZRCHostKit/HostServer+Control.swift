@@ -63,7 +63,7 @@ extension HostServer {
         do {
             let id = try InviteID(bytes: configuration.randomSecret(InviteID.length).copyBytes())
             let secret = configuration.randomSecret(Invite.secretLength)
-            let invite = try Invite(hostKey: RawPublicKey(bytes: identity.publicKey.bytes), inviteID: id, secret: secret, expiresAt: expiresAt,
+            let invite = try Invite(hostKey: identity.publicKey, inviteID: id, secret: secret, expiresAt: expiresAt,
                                     addresses: advertised.map { InviteAddress(host: $0.host, port: $0.port) },
                                     hostName: configuration.hostName)
             invites.add(id: id.bytes, secret: secret, expiresAt: expiresAt)

@@ -21,7 +21,7 @@ struct SessionFlow: Sendable {
         var logger = logger
         logger[metadataKey: "controller"] = "\(controllerName)"
         logger[metadataKey: "session"] = "\(sessionID)"
-        logger.notice("session started (\(agent))")
+        logger.notice("session started (\(TerminalSafeText.sanitized(agent)))")
         let end = await SecureConnectionLoop.run(
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: server.configuration.timings, logger: logger,
@@ -32,7 +32,7 @@ struct SessionFlow: Sendable {
         ) { [logger] message, connection in
             switch message {
             case .hello(_, _, let agent):
-                logger.debug("controller hello: \(agent)")
+                logger.debug("controller hello: \(TerminalSafeText.sanitized(agent))")
             case .pong, .stats, .frameAck:
                 break
             default:

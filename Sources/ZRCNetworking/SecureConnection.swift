@@ -1,5 +1,5 @@
 public import Logging
-public import NIOCore
+import NIOCore
 public import ZRCProtocol
 
 /// One established, encrypted connection: the single owner of its `SecureChannel`.
@@ -89,7 +89,8 @@ public enum ConnectionEnd: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .local(let reason, let text): "closed here (\(reason)\(text.isEmpty ? "" : ": \(text)"))"
-        case .remote(let reason, let text): "closed by the peer (\(reason)\(text.isEmpty ? "" : ": \(text)"))"
+        case .remote(let reason, let text):
+            "closed by the peer (\(reason)\(text.isEmpty ? "" : ": \(TerminalSafeText.sanitized(text))"))"
         case .peerTimedOut: "the peer stopped answering"
         case .connectionLost: "the connection was lost"
         case .failed(let error): "protocol failure: \(error.message)"

@@ -56,7 +56,7 @@ public enum SecureConnectionLoop {
                         case .ping(let id, let sentAt):
                             try? await connection.send(.pong(id: id, pingSentAtMicros: sentAt, receivedAtMicros: WireClock.unixMicros()))
                         case .close(let reason, let text):
-                            logger.info("peer closed: \(reason) \(text)")
+                            logger.info("peer closed: \(reason) \(TerminalSafeText.sanitized(text))")
                             await connection.end(.remote(reason: reason, text: text))
                             break reading
                         default:

@@ -7,7 +7,7 @@ import Testing
         addresses: [InviteAddress] = [InviteAddress(host: "192.168.1.20", port: 47_800)], hostName: String = "studio"
     ) throws(WireError) -> Invite {
         try Invite(
-            hostKey: try RawPublicKey(bytes: Array(0..<32)), inviteID: try InviteID(bytes: Array(0xA0...0xAF)),
+            hostKey: try! NoisePublicKey(bytes: Array(0..<32)), inviteID: try InviteID(bytes: Array(0xA0...0xAF)),
             secret: SecretBytes(Array(0xF0...0xFF)), expiresAt: 1_767_225_600, addresses: addresses, hostName: hostName)
     }
 
@@ -27,7 +27,7 @@ import Testing
                 host: "h" + RandomValues.string(&rng, maxBytes: 254), port: UInt16.random(in: 1...65535, using: &rng))
         }
         return try! Invite(
-            hostKey: try! RawPublicKey(bytes: RandomValues.bytes(32, &rng)),
+            hostKey: try! NoisePublicKey(bytes: RandomValues.bytes(32, &rng)),
             inviteID: try! InviteID(bytes: RandomValues.bytes(16, &rng)),
             secret: SecretBytes(RandomValues.bytes(16, &rng)), expiresAt: RandomValues.int(&rng),
             addresses: addresses, hostName: RandomValues.string(&rng, maxBytes: 255))

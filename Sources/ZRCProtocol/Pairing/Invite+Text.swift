@@ -125,7 +125,13 @@ extension Invite {
 
     private static func parseFields(_ fields: ArraySlice<UInt8>) throws(WireError) -> Invite {
         var reader = ByteReader(fields, context: "invite")
-        let hostKey = try RawPublicKey(bytes: try reader.readBytes(count: RawPublicKey.length, "host key"))
+        let keyBytes = try reader.readBytes(count: NoisePublicKey.length, "host key")
+        let hostKey: NoisePublicKey
+        do {
+            hostKey = try NoisePublicKey(bytes: keyBytes)
+        } catch {
+            throw reader.invalid("host key", error.message)
+        }
         let inviteID = try InviteID(bytes: try reader.readBytes(count: InviteID.length, "invite ID"))
         let secret = SecretBytes(try reader.readSlice(count: secretLength, "secret"))
         let expiresAt = try reader.readUInt64("expiresAt")

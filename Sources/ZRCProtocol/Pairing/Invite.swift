@@ -5,7 +5,7 @@
 /// check and a CRC-32; see Invite+Text.swift and Schemas/wire-protocol.md.
 public struct Invite: Sendable, Equatable {
     /// The host's static Noise public key; the controller pins it.
-    public let hostKey: RawPublicKey
+    public let hostKey: NoisePublicKey
     public let inviteID: InviteID
     /// 128-bit psk of the pairing handshake.
     public let secret: SecretBytes
@@ -22,7 +22,7 @@ public struct Invite: Sendable, Equatable {
     /// Throws `.invalidValue` when a field is outside its limits (secret not 16 bytes, no or more
     /// than 8 addresses, an empty host, port 0, a host name over 255 bytes).
     public init(
-        hostKey: RawPublicKey, inviteID: InviteID, secret: SecretBytes, expiresAt: UInt64,
+        hostKey: NoisePublicKey, inviteID: InviteID, secret: SecretBytes, expiresAt: UInt64,
         addresses: [InviteAddress], hostName: String
     ) throws(WireError) {
         if let problem = Self.problem(secret: secret, addresses: addresses, hostName: hostName) {

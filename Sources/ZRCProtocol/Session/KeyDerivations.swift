@@ -6,18 +6,15 @@ public enum KeyDerivations {
     /// psk = first 32 bytes of BLAKE2b-512("ZRC pairing psk v1" ‖ invite ID ‖ invite secret).
     /// Binding the invite ID means one invite's secret can never serve another invite.
     public static func pairingPSK(inviteID: InviteID, secret: SecretBytes, crypto: any NoiseCrypto) -> SecretBytes {
-        SecretBytes(count: 32) { output in
-            var digest = [UInt8](repeating: 0, count: crypto.hashLength)
-            defer { digest.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        // The full digest never exists outside wiped-on-release storage.
+        let digest = SecretBytes(count: crypto.hashLength) { output in
             pairingLabel.withUnsafeBytes { label in
                 inviteID.bytes.withUnsafeBytes { id in
-                    secret.withUnsafeBytes { secretBytes in
-                        digest.withUnsafeMutableBytes { crypto.hash([label, id, secretBytes], into: $0) }
-                    }
+                    secret.withUnsafeBytes { secretBytes in crypto.hash([label, id, secretBytes], into: output) }
                 }
             }
-            output.copyBytes(from: digest.prefix(32))
         }
+        return digest.withUnsafeBytes { SecretBytes($0.prefix(32)) }
     }
 
     /// A short, human-comparable name for a public key: 80 bits of BLAKE2b-512 over the key, in
