@@ -54,12 +54,19 @@ public actor ControllerSession {
     }
 
     public func send(_ message: ZRCMessage) async throws(ControllerError) {
-        guard let connection else { throw ControllerError(.closed, "the session is closed") }
+        guard let connection else { throw Self.ended(end) }
         do {
             try await connection.send(message)
         } catch {
-            throw ControllerError(.connectionLost, error.message)
+            throw Self.ended(await connection.endReason)
         }
+    }
+
+    /// Says why the session is gone, e.g. "the session ended: closed by the peer (revoked: …)".
+    private static func ended(_ end: ConnectionEnd?) -> ControllerError {
+        guard let end else { return ControllerError(.closed, "the session is closed") }
+        if case .remote = end { return ControllerError(.closedByHost, "the session ended: \(end)") }
+        return ControllerError(.connectionLost, "the session ended: \(end)")
     }
 
     /// Sends a ping and returns the round-trip time measured on this machine's monotonic clock.

@@ -45,7 +45,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
             throw DecodingError.dataCorruptedError(forKey: .hostName, in: container, debugDescription: problem)
         }
         listen = try container.decodeIfPresent(String.self, forKey: .listen) ?? defaults.listen
-        guard HostPort(parsing: listen) != nil else {
+        guard HostPort(parsing: listen, allowingAnyPort: true) != nil else {
             throw DecodingError.dataCorruptedError(forKey: .listen, in: container,
                                                    debugDescription: "expected host:port, e.g. 0.0.0.0:7420")
         }

@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     var advertise: [String] = []
 
     func validate() throws {
-        if let listen, HostPort(parsing: listen) == nil {
+        if let listen, HostPort(parsing: listen, allowingAnyPort: true) == nil {
             throw ValidationError("--listen `\(listen)` is not host:port (IPv6 as [addr]:port)")
         }
         if let hostName, let problem = DeviceName.problem(with: hostName) {
@@ -39,7 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
         try await CommandRunner.run(program: "zrc-host") {
             let context = try HostContext.load(options, defaultLogLevel: .info)
             let (identity, crypto) = try context.identity()
-            let listenAddress = HostPort(parsing: listen ?? context.config.listen)!
+            guard let listenAddress = HostPort(parsing: listen ?? context.config.listen, allowingAnyPort: true) else {
+                throw CommandError(.storage, "\(context.paths.hostConfigFile.path): field `listen` is not host:port")
+            }
             let config = context.config
             let serverConfiguration = HostServerConfiguration(
                 listen: listenAddress, hostName: hostName ?? context.hostName,

@@ -11,8 +11,9 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `host:port`, `[v6]:port`, or a bare host (the default port is used). Returns nil for
-    /// anything else, including an empty host or a port outside 1…65535.
-    public init?(parsing text: String, defaultPort: UInt16? = nil) {
+    /// anything else, including an empty host or a port outside 1…65535 (0 too when
+    /// `allowingAnyPort`, which a listening address uses to mean "pick a free port").
+    public init?(parsing text: String, defaultPort: UInt16? = nil, allowingAnyPort: Bool = false) {
         var host: Substring
         var portText: Substring?
         if text.hasPrefix("[") {
@@ -37,7 +38,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         guard !host.isEmpty, host.count <= 253, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
         let port: UInt16
         if let portText {
-            guard let value = UInt16(portText), value > 0 else { return nil }
+            guard let value = UInt16(portText), value > 0 || allowingAnyPort else { return nil }
             port = value
         } else {
             guard let defaultPort else { return nil }

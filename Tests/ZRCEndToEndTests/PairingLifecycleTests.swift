@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `zrc-host serve` and `zrc-ctl` as real processes over loopback with the real (private) keyring.
+@Suite(.serialized) struct PairingLifecycleTests {
+    @Test func pairReconnectReuseRevokeAndChangedHostKey() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let hostKey = "host-\(env.tag)"
+        let controllerKey = "ctl-\(env.tag)"
+        var (host, address) = try await env.startHost(keyID: hostKey)
+        do {
+            // Pair with an invite.
+            let invite = try await env.invite(keyID: hostKey)
+            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--controller-name", "e2e-laptop",
+                                                     "--key-id", controllerKey], role: "controller")
+            #expect(pair.status == 0, "\(pair.stderr)")
+            #expect(pair.stdout.contains("Paired with e2e-host as `desk`"))
+            let hostIdentity = try await env.run("zrc-host", ["identity", "--key-id", hostKey], role: "host")
+            let fingerprint = hostIdentity.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init) ?? "?"
+            #expect(pair.stdout.contains(fingerprint), "the controller shows the host's fingerprint")
+
+            // Reconnect: an authenticated session with round-trip times.
+            let ping = try await env.run("zrc-ctl", ["ping", "desk", "--count", "3", "--interval", "0", "--key-id", controllerKey],
+                                         role: "controller")
+            #expect(ping.status == 0, "\(ping.stderr)")
+            #expect(ping.stdout.contains("3 replies"))
+
+            // The keys are in the keyring, marked not synchronizable (ZRCKeyStoreTests checks the collection).
+            for (role, keyID) in [("host", hostKey), ("controller", controllerKey)] {
+                let search = try await SecretTool.search(keyID: keyID)
+                #expect(search.contains("attribute.role = \(role)"), "\(search)")
+                #expect(search.contains("attribute.synchronizable = false"), "\(search)")
+            }
+
+            // A second use of the same invite fails.
+            let again = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", "other-\(env.tag)"],
+                                          role: "controller-2")
+            #expect(again.status == 4, "\(again.stdout) \(again.stderr)")
+            #expect(again.stderr.contains("already used"))
+
+            // The host lists the controller; revoking ends its live session.
+            let list = try await env.run("zrc-host", ["controllers", "--key-id", hostKey], role: "host")
+            #expect(list.stdout.contains("e2e-laptop"))
+            let pinger = try env.launch("zrc-ctl", ["ping", "desk", "--count", "1000", "--interval", "1s", "--key-id", controllerKey],
+                                        role: "controller")
+            #expect(await pinger.waitForOutput("reply 1:"))
+            let revoke = try await env.run("zrc-host", ["controllers", "revoke", "e2e-laptop", "--key-id", hostKey], role: "host")
+            #expect(revoke.status == 0, "\(revoke.stderr)")
+            #expect(revoke.stdout.contains("ended 1 live session"))
+            let pingerStatus = await pinger.waitForExit(timeout: .seconds(10))
+            #expect(pingerStatus != nil && pingerStatus != 0)
+            #expect(pinger.stderr.contains("revoked"), "\(pinger.stderr)")
+            let refused = try await env.run("zrc-ctl", ["ping", "desk", "--count", "1", "--key-id", controllerKey], role: "controller")
+            #expect(refused.status == 4)
+            #expect(refused.stderr.contains("does not know this controller"), "\(refused.stderr)")
+
+            // Pair again, then the host comes back at the same address with a new key.
+            let secondInvite = try await env.invite(keyID: hostKey)
+            let repair = try await env.run("zrc-ctl", ["pair", secondInvite, "--name", "desk", "--controller-name", "e2e-laptop",
+                                                       "--key-id", controllerKey], role: "controller")
+            #expect(repair.status == 0, "\(repair.stderr)")
+            await host.terminate()
+            let port = UInt16(address.split(separator: ":").last!)!
+            (host, address) = try await env.startHost(keyID: "reinstalled-\(env.tag)", port: port)
+            let changed = try await env.run("zrc-ctl", ["ping", "desk", "--count", "1", "--key-id", controllerKey], role: "controller")
+            #expect(changed.status == 4)
+            #expect(changed.stderr.contains("identity key is not the one pinned"), "\(changed.stderr)")
+            #expect(changed.stderr.contains("zrc-ctl forget desk"))
+            #expect(await host.waitForOutput("did not decrypt with this host's key"))
+        } catch {
+            await host.terminate()
+            throw error
+        }
+        await host.terminate()
+        #expect(!FileManager.default.fileExists(atPath: env.root.appendingPathComponent("host/run/zrc/host.sock").path),
+                "the control socket is removed on exit")
+    }
+
+    @Test func anExpiredInviteFails() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let hostKey = "host-\(env.tag)"
+        let (host, _) = try await env.startHost(keyID: hostKey)
+        let invite = try await env.invite(keyID: hostKey, lifetime: "30s")
+        try await Task.sleep(for: .seconds(31))
+        let pair = try await env.run("zrc-ctl", ["pair", invite, "--key-id", "ctl-\(env.tag)"], role: "controller")
+        await host.terminate()
+        #expect(pair.status == 5, "\(pair.stderr)")
+        #expect(pair.stderr.contains("expired"))
+    }
+}
+
+enum SecretTool {
+    static func search(keyID: String) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        process.arguments = ["search", "--all", "--unlock", "application", "zrc", "key-id", keyID]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+
+/// A real `zrc-host` or `zrc-ctl` process with captured output.
+final class ZRCProcess: Sendable {
+    let process: Process
+    private let output = CapturedOutput()
+
+    init(executable: URL, arguments: [String], environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        stdout.fileHandleForReading.readabilityHandler = { [output] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.append(stdout: text)
+        }
+        stderr.fileHandleForReading.readabilityHandler = { [output] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.append(stderr: text)
+        }
+        try process.run()
+    }
+
+    var stdout: String { output.text.stdout }
+    var stderr: String { output.text.stderr }
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits for the process to exit; nil if it is still running after `timeout`.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while process.isRunning, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard !process.isRunning else { return nil }
+        // Let the readability handlers drain what is left in the pipes.
+        try? await Task.sleep(for: .milliseconds(100))
+        return process.terminationStatus
+    }
+
+    /// Waits until stdout or stderr contains `text`.
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if stdout.contains(text) || stderr.contains(text) { return true }
+            if !process.isRunning {
+                try? await Task.sleep(for: .milliseconds(100))
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return stdout.contains(text) || stderr.contains(text)
+    }
+
+    func terminate() async {
+        if process.isRunning { process.terminate() }
+        _ = await waitForExit(timeout: .seconds(10))
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Output collected from a process's pipes by their readability handlers.
+final class CapturedOutput: Sendable {
+    private let state = Mutex<(stdout: String, stderr: String)>(("", ""))
+
+    var text: (stdout: String, stderr: String) { state.withLock { $0 } }
+
+    func append(stdout text: String) { state.withLock { $0.stdout += text } }
+
+    func append(stderr text: String) { state.withLock { $0.stderr += text } }
+}
