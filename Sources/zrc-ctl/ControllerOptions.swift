@@ -44,7 +44,7 @@ struct ControllerContext {
 
     var controllerName: String {
         if let name = config.controllerName { return name }
-        let user = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        let user = ProcessInfo.processInfo.userName.isEmpty ? "user" : ProcessInfo.processInfo.userName
         let machine = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "controller"
         return String("\(user)@\(machine)".prefix(64))
     }

@@ -32,7 +32,7 @@ struct PingCommand: AsyncParsableCommand {
             let pause = DurationText.seconds(interval) ?? 1
             do {
                 let session = try await controller.connect(to: name)
-                print("Session \(session.sessionID) with \(session.hostName) (`\(name)`), encrypted and authenticated.")
+                Console.line("Session \(session.sessionID) with \(session.hostName) (`\(name)`), encrypted and authenticated.")
                 var times: [Double] = []
                 for index in 1...count {
                     let rtt = try await session.ping()
@@ -44,7 +44,7 @@ struct PingCommand: AsyncParsableCommand {
                 await session.close(text: "ping finished")
                 _ = await session.waitUntilEnded()
                 let sorted = times.sorted()
-                print(String(format: "%d replies: min %.3f / median %.3f / max %.3f ms",
+                Console.line(String(format: "%d replies: min %.3f / median %.3f / max %.3f ms",
                              sorted.count, sorted.first ?? 0, sorted[sorted.count / 2], sorted.last ?? 0))
             } catch let error as ControllerError {
                 throw CommandError(error)

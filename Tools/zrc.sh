@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# ZRC's main command: prepares everything ZRC needs on this machine and runs it.
+#
+#   Tools/zrc.sh demo          install, build, start a host, pair a controller with it, ping it
+#   Tools/zrc.sh host ARGS...  run zrc-host in the prepared environment (e.g. `host pair`)
+#   Tools/zrc.sh ctl ARGS...   run zrc-ctl in the prepared environment (e.g. `ctl devices`)
+#   Tools/zrc.sh env           print the exports that let another shell use the same environment
+#   Tools/zrc.sh stop          stop the host, X display and keyring this script started
+#
+# "Prepared" means: Debian packages installed (Tools/install-deps.sh), release binaries built, an X
+# display (a virtual Xvfb one when DISPLAY is not set), and a Secret Service keyring (the desktop's
+# when there is one; otherwise a private D-Bus session with gnome-keyring, whose login keyring is
+# unlocked with $ZRC_KEYRING_PASSWORD or a password asked for on the terminal).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+state="${XDG_STATE_HOME:-$HOME/.local/state}/zrc/session"
+mkdir -p "$state" && chmod 700 "$state"
+
+say() { printf 'zrc: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+alive() { [[ -f "$state/$1.pid" ]] && kill -0 "$(cat "$state/$1.pid")" 2>/dev/null; }
+
+prepare_toolchain() {
+  "$repo/Tools/install-deps.sh"
+  if ! command -v swift >/dev/null 2>&1; then
+    [[ -x /opt/swift/usr/bin/swift ]] || die "no Swift toolchain found (PATH or /opt/swift); install Swift 6.1 or newer"
+    export PATH=/opt/swift/usr/bin:$PATH
+  fi
+  say "building (release; the first build takes a few minutes)"
+  swift build -c release --product zrc-host 2>&1 | grep -v "prohibited flag" >&2
+  swift build -c release --product zrc-ctl 2>&1 | grep -v "prohibited flag" >&2
+  bin="$(swift build -c release --show-bin-path)"
+}
+
+prepare_display() {
+  if [[ -n "${DISPLAY:-}" ]] && xdpyinfo >/dev/null 2>&1; then return; fi
+  if alive xvfb && [[ -f "$state/display" ]]; then
+    export DISPLAY="$(cat "$state/display")"
+    return
+  fi
+  local n
+  for n in $(seq 42 99); do
+    [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]] || break
+  done
+  say "no X display given: starting a virtual one (Xvfb :$n, 1920x1080)"
+  Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >"$state/xvfb.log" 2>&1 &
+  echo $! >"$state/xvfb.pid"
+  export DISPLAY=":$n"
+  echo "$DISPLAY" >"$state/display"
+  for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+  xdpyinfo >/dev/null 2>&1 || die "Xvfb did not start; see $state/xvfb.log"
+  xsetroot -solid '#2e5c8a' || true
+}
+
+keyring_works() {
+  [[ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ]] || return 1
+  # Any answer from the Secret Service (even "no such item") means it is there and unlocked.
+  timeout 5 secret-tool search --all application zrc-probe >/dev/null 2>&1
+}
+
+prepare_keyring() {
+  if keyring_works; then return; fi
+  if [[ -S "$state/bus" ]] && alive dbus; then
+    export DBUS_SESSION_BUS_ADDRESS="unix:path=$state/bus"
+    keyring_works && return
+  fi
+  say "no unlocked Secret Service keyring: starting a private D-Bus session with gnome-keyring"
+  rm -f "$state/bus"
+  dbus-daemon --session --fork --address="unix:path=$state/bus" --print-pid=3 3>"$state/dbus.pid" >/dev/null \
+    || die "could not start dbus-daemon"
+  export DBUS_SESSION_BUS_ADDRESS="unix:path=$state/bus"
+  local password="${ZRC_KEYRING_PASSWORD:-}"
+  if [[ -z "$password" ]]; then
+    [[ -t 0 ]] || die "set ZRC_KEYRING_PASSWORD (the password of the keyring ZRC keeps its identity keys in), or run this in a terminal"
+    read -r -s -p "zrc: keyring password (chosen now on first use; it protects ZRC's identity keys): " password
+    echo >&2
+  fi
+  printf '%s' "$password" | gnome-keyring-daemon --unlock --components=secrets >"$state/keyring.env"
+  # The daemon daemonizes and prints no pid: it is the newest one of ours.
+  pgrep -n -u "$(id -u)" gnome-keyring-d >"$state/keyring.pid" || true
+  keyring_works || die "the keyring did not unlock (wrong password for an existing keyring in ~/.local/share/keyrings?)"
+}
+
+prepare() {
+  prepare_toolchain
+  prepare_display
+  prepare_keyring
+}
+
+
+start_host() {
+  if alive host; then return; fi
+  say "starting zrc-host serve (log: $state/host.log)"
+  "$bin/zrc-host" serve --listen "${ZRC_LISTEN:-0.0.0.0:7420}" >"$state/host.out" 2>"$state/host.log" &
+  echo $! >"$state/host.pid"
+  for _ in $(seq 100); do
+    grep -q "zrc-host: serving" "$state/host.out" 2>/dev/null && { cat "$state/host.out" >&2; return; }
+    kill -0 "$(cat "$state/host.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$state/host.log" >&2
+  die "zrc-host serve did not start"
+}
+
+demo() {
+  prepare
+  start_host
+  if "$bin/zrc-ctl" devices | grep -q '^demo '; then
+    say "this controller is already paired with the host as \`demo\`"
+  else
+    say "creating a one-time invite and pairing this machine's controller with it"
+    local invite
+    invite=$("$bin/zrc-host" pair --json --address 127.0.0.1 | sed -n 's/.*"invite":"\([^"]*\)".*/\1/p')
+    [[ -n "$invite" ]] || die "no invite from zrc-host pair"
+    "$bin/zrc-ctl" pair "$invite" --name demo
+  fi
+  "$bin/zrc-ctl" ping demo --count 5 --interval 0
+  echo
+  "$bin/zrc-host" controllers
+  cat <<TXT
+
+The host keeps running in the background (pid $(cat "$state/host.pid"), log $state/host.log).
+Next:  Tools/zrc.sh host pair          an invite for another controller
+       Tools/zrc.sh ctl ping demo      check the connection again
+       Tools/zrc.sh stop               stop what this script started
+TXT
+}
+
+stop_all() {
+  local name
+  for name in host xvfb keyring dbus; do
+    if alive "$name"; then kill "$(cat "$state/$name.pid")" 2>/dev/null || true; say "stopped $name"; fi
+    rm -f "$state/$name.pid"
+  done
+  rm -f "$state/bus" "$state/display"
+}
+
+case "${1:-demo}" in
+  demo) demo ;;
+  host) shift; prepare; exec "$bin/zrc-host" "$@" ;;
+  ctl) shift; prepare; exec "$bin/zrc-ctl" "$@" ;;
+  env) prepare; printf 'export DISPLAY=%q DBUS_SESSION_BUS_ADDRESS=%q PATH=%q:"$PATH"\n' "$DISPLAY" "$DBUS_SESSION_BUS_ADDRESS" "$bin" ;;
+  stop) stop_all ;;
+  -h|--help|help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) die "unknown command \`$1\` (try: demo, host, ctl, env, stop)" ;;
+esac
