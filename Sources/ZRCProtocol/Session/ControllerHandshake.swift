@@ -13,8 +13,7 @@ public struct ControllerHandshake: ~Copyable, Sendable {
     /// Preamble and handshake record 1, ready to write.
     public let firstFlight: [UInt8]
     private var noise: HandshakeState
-    private var preamble = PreambleReader(localRole: .controller)
-    private var decoder = RecordDecoder()
+    private var reader = PeerRecordReader(localRole: .controller)
     private var pending: [Record] = []
     private var response: HandshakeResponsePayload?
 
@@ -70,17 +69,7 @@ public struct ControllerHandshake: ~Copyable, Sendable {
     /// more bytes are needed; throws when the host rejected us or the handshake failed.
     public mutating func receive(_ bytes: some Collection<UInt8>) throws(SessionError) -> HandshakeResponsePayload? {
         if let response { return response }
-        var data = Array(bytes)
-        if !preamble.isComplete {
-            guard let rest = try preamble.feed(data) else { return nil }
-            data = rest
-        }
-        let records: [Record]
-        do {
-            records = try decoder.feed(data)
-        } catch {
-            throw SessionError.from(error)
-        }
+        let records = try reader.feed(bytes)
         for (index, record) in records.enumerated() {
             switch record.type {
             case .reject:
@@ -115,7 +104,7 @@ public struct ControllerHandshake: ~Copyable, Sendable {
     public consuming func establish() throws(SessionError) -> SecureChannel {
         do {
             let transport = try noise.split()
-            return SecureChannel(transport: transport, decoder: decoder, pending: pending)
+            return SecureChannel(transport: transport, decoder: reader.decoder, pending: pending)
         } catch {
             throw SessionError.from(error, during: "finishing the handshake")
         }

@@ -8,29 +8,18 @@ public struct HostHandshake: Sendable {
     /// The host's preamble, to send as soon as a connection is accepted.
     public static let preamble: [UInt8] = Preamble.encode()
 
-    private var preamble = PreambleReader(localRole: .host)
-    private var decoder = RecordDecoder()
+    private var reader = PeerRecordReader(localRole: .host)
     private var initiation: HandshakeInitiation?
 
     public init() {}
 
     /// Bytes the host holds for this connection; bounded by one record.
-    public var bufferedByteCount: Int { decoder.bufferedByteCount }
+    public var bufferedByteCount: Int { reader.decoder.bufferedByteCount }
 
     /// Feeds received bytes; returns the controller's initiation once it has arrived.
     public mutating func receive(_ bytes: some Collection<UInt8>) throws(SessionError) -> HandshakeInitiation? {
         if let initiation { return initiation }
-        var data = Array(bytes)
-        if !preamble.isComplete {
-            guard let rest = try preamble.feed(data) else { return nil }
-            data = rest
-        }
-        let records: [Record]
-        do {
-            records = try decoder.feed(data)
-        } catch {
-            throw SessionError.from(error)
-        }
+        let records = try reader.feed(bytes)
         guard let first = records.first else { return nil }
         guard records.count == 1 else {
             throw SessionError(.protocolViolation, "the controller sent more records before the handshake completed")
@@ -46,7 +35,7 @@ public struct HostHandshake: Sendable {
     /// Starts the Noise responder for the received initiation. `psk` is required for pairing.
     public func respond(localStatic: NoiseKeyPair, psk: SecretBytes?, crypto: any NoiseCrypto) throws(SessionError) -> HostHandshakeResponder {
         guard let initiation else { preconditionFailure("respond before the initiation arrived") }
-        return try HostHandshakeResponder(initiation: initiation, decoder: decoder, localStatic: localStatic, psk: psk, crypto: crypto)
+        return try HostHandshakeResponder(initiation: initiation, decoder: reader.decoder, localStatic: localStatic, psk: psk, crypto: crypto)
     }
 
     /// A reject record telling the controller why, to send before closing.

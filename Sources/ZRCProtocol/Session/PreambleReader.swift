@@ -25,3 +25,29 @@ struct PreambleReader: Sendable {
         }
     }
 }
+
+/// The records a peer sends, behind its preamble: one reader for both handshake sides, whose
+/// record decoder then carries on into the secure channel (a record may arrive in the same read
+/// as the last handshake message).
+struct PeerRecordReader: Sendable {
+    private var preamble: PreambleReader
+    private(set) var decoder = RecordDecoder()
+
+    init(localRole: PeerRole) {
+        preamble = PreambleReader(localRole: localRole)
+    }
+
+    /// Every complete record in what has arrived so far.
+    mutating func feed(_ bytes: some Collection<UInt8>) throws(SessionError) -> [Record] {
+        var data = Array(bytes)
+        if !preamble.isComplete {
+            guard let rest = try preamble.feed(data) else { return [] }
+            data = rest
+        }
+        do {
+            return try decoder.feed(data)
+        } catch {
+            throw SessionError.from(error)
+        }
+    }
+}
