@@ -42,13 +42,20 @@ fi
 
 # Another process (unattended upgrades, a parallel install) can hold the dpkg lock for a while:
 # wait and retry rather than failing the whole run.
+# Only a held lock is worth waiting for; any other failure (unknown package, no network) is final.
 apt_retry() {
-  local i
-  for i in $(seq 1 30); do
-    if DEBIAN_FRONTEND=noninteractive $SUDO apt-get "$@"; then return 0; fi
-    echo "install-deps: apt-get $1 failed (attempt $i), retrying in 5 s" >&2
+  local i log
+  log=$(mktemp)
+  for i in $(seq 1 60); do
+    if DEBIAN_FRONTEND=noninteractive $SUDO apt-get "$@" 2> >(tee "$log" >&2); then rm -f "$log"; return 0; fi
+    if ! grep -qiE "could not get lock|unable to acquire the dpkg|is another process using it" "$log"; then
+      rm -f "$log"
+      return 1
+    fi
+    echo "install-deps: the package database is locked by another process (attempt $i); retrying in 5 s" >&2
     sleep 5
   done
+  rm -f "$log"
   return 1
 }
 

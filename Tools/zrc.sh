@@ -20,7 +20,14 @@ mkdir -p "$state" && chmod 700 "$state"
 
 say() { printf 'zrc: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
-alive() { [[ -f "$state/$1.pid" ]] && kill -0 "$(cat "$state/$1.pid")" 2>/dev/null; }
+# A pid file names a process we started only while that pid still runs the same program
+# (pids are reused): the program name is recorded next to it.
+alive() {
+  [[ -f "$state/$1.pid" && -f "$state/$1.comm" ]] || return 1
+  local pid; pid=$(cat "$state/$1.pid")
+  [[ -n "$pid" ]] && [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == "$(cat "$state/$1.comm")" ]]
+}
+remember() { echo "$2" >"$state/$1.pid"; cat "/proc/$2/comm" >"$state/$1.comm" 2>/dev/null || true; }
 
 prepare_toolchain() {
   "$repo/Tools/install-deps.sh"
@@ -46,7 +53,7 @@ prepare_display() {
   done
   say "no X display given: starting a virtual one (Xvfb :$n, 1920x1080)"
   Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >"$state/xvfb.log" 2>&1 &
-  echo $! >"$state/xvfb.pid"
+  remember xvfb $!
   export DISPLAY=":$n"
   echo "$DISPLAY" >"$state/display"
   for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
@@ -68,8 +75,10 @@ prepare_keyring() {
   fi
   say "no unlocked Secret Service keyring: starting a private D-Bus session with gnome-keyring"
   rm -f "$state/bus"
-  dbus-daemon --session --fork --address="unix:path=$state/bus" --print-pid=3 3>"$state/dbus.pid" >/dev/null \
+  dbus-daemon --session --fork --address="unix:path=$state/bus" --print-pid=3 3>"$state/dbus.pid.tmp" >/dev/null \
     || die "could not start dbus-daemon"
+  remember dbus "$(tr -d '[:space:]' <"$state/dbus.pid.tmp")"
+  rm -f "$state/dbus.pid.tmp"
   export DBUS_SESSION_BUS_ADDRESS="unix:path=$state/bus"
   local password="${ZRC_KEYRING_PASSWORD:-}"
   if [[ -z "$password" ]]; then
@@ -77,9 +86,8 @@ prepare_keyring() {
     read -r -s -p "zrc: keyring password (chosen now on first use; it protects ZRC's identity keys): " password
     echo >&2
   fi
-  printf '%s' "$password" | gnome-keyring-daemon --unlock --components=secrets >"$state/keyring.env"
-  # The daemon daemonizes and prints no pid: it is the newest one of ours.
-  pgrep -n -u "$(id -u)" gnome-keyring-d >"$state/keyring.pid" || true
+  # The daemon is activated on our private bus and exits with it; `stop` ends the bus.
+  printf '%s' "$password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
   keyring_works || die "the keyring did not unlock (wrong password for an existing keyring in ~/.local/share/keyrings?)"
 }
 
@@ -93,8 +101,8 @@ prepare() {
 start_host() {
   if alive host; then return; fi
   say "starting zrc-host serve (log: $state/host.log)"
-  "$bin/zrc-host" serve --listen "${ZRC_LISTEN:-0.0.0.0:7420}" >"$state/host.out" 2>"$state/host.log" &
-  echo $! >"$state/host.pid"
+  "$bin/zrc-host" serve --listen "$listen" >"$state/host.out" 2>"$state/host.log" &
+  remember host $!
   for _ in $(seq 100); do
     grep -q "zrc-host: serving" "$state/host.out" 2>/dev/null && { cat "$state/host.out" >&2; return; }
     kill -0 "$(cat "$state/host.pid")" 2>/dev/null || break
@@ -102,6 +110,13 @@ start_host() {
   done
   cat "$state/host.log" >&2
   die "zrc-host serve did not start"
+}
+
+listen="${ZRC_LISTEN:-0.0.0.0:7420}"
+# The address this machine's own controller uses: loopback when the host listens everywhere.
+local_address() {
+  local host="${listen%:*}"
+  case "$host" in 0.0.0.0|"[::]"|"") echo "127.0.0.1:${listen##*:}" ;; *) echo "$listen" ;; esac
 }
 
 demo() {
@@ -112,9 +127,9 @@ demo() {
   else
     say "creating a one-time invite and pairing this machine's controller with it"
     local invite
-    invite=$("$bin/zrc-host" pair --json --address 127.0.0.1 | sed -n 's/.*"invite":"\([^"]*\)".*/\1/p')
+    invite=$("$bin/zrc-host" pair --json --address "$(local_address)" | sed -n 's/.*"invite":"\([^"]*\)".*/\1/p')
     [[ -n "$invite" ]] || die "no invite from zrc-host pair"
-    "$bin/zrc-ctl" pair "$invite" --name demo
+    printf '%s\n' "$invite" | "$bin/zrc-ctl" pair - --name demo
   fi
   "$bin/zrc-ctl" ping demo --count 5 --interval 0
   echo
@@ -130,9 +145,9 @@ TXT
 
 stop_all() {
   local name
-  for name in host xvfb keyring dbus; do
+  for name in host xvfb dbus; do
     if alive "$name"; then kill "$(cat "$state/$name.pid")" 2>/dev/null || true; say "stopped $name"; fi
-    rm -f "$state/$name.pid"
+    rm -f "$state/$name.pid" "$state/$name.comm"
   done
   rm -f "$state/bus" "$state/display"
 }

@@ -14,22 +14,39 @@ struct ControllerDialer: Sendable {
     let handshakeTimeout: Duration
     let timings: ConnectionTimings
 
-    /// Tries the addresses in order. A host that answered and refused (or failed the handshake)
-    /// ends the attempt at once: other addresses reach the same host and would only repeat it.
+    /// Tries the addresses in order until a handshake completes. An address may reach another
+    /// service or another machine (invites list every interface), so a failure there only moves on;
+    /// if all fail, the most telling failure is reported.
     func open(addresses: [HostPort], hostKey: NoisePublicKey,
               purpose: @Sendable () -> ControllerHandshake.Purpose) async throws(ControllerError) -> ControllerSession {
-        var failures: [String] = []
+        var unreachable: [String] = []
+        var telling: ControllerError?
         for address in addresses {
             let channel: TCPEndpoint.Connection
             do {
                 channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: connectTimeout)
             } catch {
-                failures.append("\(address): \(Self.describeConnectFailure(error))")
+                unreachable.append("\(address): \(Self.describeConnectFailure(error))")
                 continue
             }
-            return try await handshake(over: channel, address: address, hostKey: hostKey, purpose: purpose())
+            do {
+                return try await handshake(over: channel, address: address, hostKey: hostKey, purpose: purpose())
+            } catch {
+                if telling.map({ Self.rank($0) < Self.rank(error) }) ?? true { telling = error }
+            }
         }
-        throw ControllerError(.unreachable, "could not reach the host at any of its addresses (\(failures.joined(separator: "; "))); is `zrc-host serve` running there, and is the port open?")
+        if let telling { throw telling }
+        throw ControllerError(.unreachable, "could not reach the host at any of its addresses (\(unreachable.joined(separator: "; "))); is `zrc-host serve` running there, and is the port open?")
+    }
+
+    /// A host's own refusal says most, then a failed handshake, then a service that is not ZRC.
+    private static func rank(_ error: ControllerError) -> Int {
+        switch error.kind {
+        case .rejected: 3
+        case .handshakeFailed, .closedByHost, .connectionLost: 2
+        case .wrongPeer: 1
+        case .invalidInvite, .unreachable, .storage, .closed, .nameInUse: 0
+        }
     }
 
     private func handshake(over channel: TCPEndpoint.Connection, address: HostPort, hostKey: NoisePublicKey,

@@ -20,6 +20,8 @@ public struct ControllerError: Error, Sendable, CustomStringConvertible {
         case connectionLost
         /// A local file (trust store, config) could not be used.
         case storage
+        /// The chosen name already belongs to another paired host.
+        case nameInUse
         /// Misuse of the API, e.g. sending on a closed session.
         case closed
     }

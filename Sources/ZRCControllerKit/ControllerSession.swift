@@ -73,20 +73,33 @@ public actor ControllerSession {
     public func ping(timeout: Duration = .seconds(5)) async throws(ControllerError) -> Duration {
         let id = nextPingID
         nextPingID &+= 1
+        guard let connection else { throw Self.ended(end) }
         let sentAt = WireClock.monotonicMicros()
-        try await send(.ping(id: id, sentAtMicros: sentAt))
         let timer = Task {
             try? await Task.sleep(for: timeout)
             self.expirePing(id, after: timeout)
         }
         defer { timer.cancel() }
         do {
-            let receivedAt = try await withCheckedThrowingContinuation { pingWaiters[id] = $0 }
+            // The waiter is registered before the ping leaves, so neither the pong nor the end of
+            // the session can slip past it.
+            let receivedAt = try await withCheckedThrowingContinuation { continuation in
+                pingWaiters[id] = continuation
+                Task { await self.sendPing(id: id, sentAt: sentAt, over: connection) }
+            }
             return .microseconds(Int64(receivedAt &- sentAt))
         } catch let error as ControllerError {
             throw error
         } catch {
             throw ControllerError(.connectionLost, "\(error)")
+        }
+    }
+
+    private func sendPing(id: UInt64, sentAt: UInt64, over connection: SecureConnection) async {
+        do {
+            try await connection.send(.ping(id: id, sentAtMicros: sentAt))
+        } catch {
+            pingWaiters.removeValue(forKey: id)?.resume(throwing: Self.ended(await connection.endReason))
         }
     }
 

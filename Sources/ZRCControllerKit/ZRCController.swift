@@ -48,7 +48,9 @@ public struct ZRCController: Sendable {
 
     /// Pairs with the host that issued `inviteText`, pins its key and stores it as `name`
     /// (default: the name the host announces).
-    public func pair(inviteText: String, name: String?, now: Date = Date()) async throws(ControllerError) -> KnownHost {
+    /// A different host already stored under the name is refused unless `replacing` is set, so a
+    /// second machine with the same announced name never silently takes over a pinned key.
+    public func pair(inviteText: String, name: String?, replacing: Bool = false, now: Date = Date()) async throws(ControllerError) -> KnownHost {
         let invite: Invite
         do {
             invite = try Invite(parsing: inviteText)
@@ -66,6 +68,11 @@ public struct ZRCController: Sendable {
         }
         let addresses = invite.addresses.map { HostPort(host: $0.host, port: $0.port) }
         let hostKey = invite.hostKey
+        if !replacing, let existing = try? await knownHosts.host(named: localName), existing.publicKey != hostKey {
+            throw ControllerError(.nameInUse, "another host (fingerprint \(fingerprint(of: existing.publicKey))) is already paired as "
+                + "`\(TerminalSafeText.sanitized(localName))`: choose another name with --name, or replace it with --replace "
+                + "(or `zrc-ctl forget \(TerminalSafeText.sanitized(localName))` first)")
+        }
         let session = try await dialer.open(addresses: addresses, hostKey: hostKey) {
             .pair(inviteID: invite.inviteID, secret: invite.secret)
         }

@@ -26,7 +26,8 @@ struct Admission {
             do {
                 secret = try await server.reserveInvite(inviteID, connection: connectionID)
             } catch {
-                return try await reject(.inviteInvalid, "pairing attempt with an invite that cannot be used: \(error)")
+                return try await reject(error == .inUse ? .inviteBusy : .inviteInvalid,
+                                        "pairing attempt with an invite that cannot be used: \(error)")
             }
             let psk = KeyDerivations.pairingPSK(inviteID: inviteID, secret: secret, crypto: server.crypto)
             do {

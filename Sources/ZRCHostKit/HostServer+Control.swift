@@ -24,6 +24,7 @@ extension HostServer {
         case .revokeController(let name):
             do {
                 let removed = try await controllers.revoke(name: name)
+                revokedKeys.insert(removed.publicKey)
                 let live = sessions.sessions(of: removed.publicKey)
                 for session in live {
                     await session.connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
@@ -36,7 +37,7 @@ extension HostServer {
         case .status:
             return .status(ServerStatus(hostName: configuration.hostName, fingerprint: fingerprint,
                                         listening: boundAddress.map { [$0.description] } ?? [],
-                                        liveSessions: sessions.count, openInvites: invites.openCount))
+                                        liveSessions: sessions.count, openInvites: invites.openCount(now: configuration.unixSeconds())))
         }
     }
 
@@ -47,14 +48,14 @@ extension HostServer {
         }
         guard let bound = boundAddress else { return .failure(message: "the server is not listening yet; try again") }
         var advertised: [HostPort] = []
-        for text in addresses {
+        for text in addresses.isEmpty ? configuration.advertisedAddresses : addresses {
             guard let address = HostPort(parsing: text, defaultPort: bound.port) else {
                 return .failure(message: "`\(text)` is not an address (host, host:port or [v6]:port)")
             }
             advertised.append(address)
         }
         if advertised.isEmpty {
-            advertised = configuration.advertisedAddresses ?? AdvertisedAddresses.derive(listeningHost: bound.host, port: bound.port)
+            advertised = AdvertisedAddresses.derive(listeningHost: bound.host, port: bound.port)
         }
         guard advertised.count <= WireLimits.maxInviteAddresses else {
             return .failure(message: "an invite holds at most \(WireLimits.maxInviteAddresses) addresses")
@@ -67,7 +68,7 @@ extension HostServer {
                                     addresses: advertised.map { InviteAddress(host: $0.host, port: $0.port) },
                                     hostName: configuration.hostName)
             invites.add(id: id.bytes, secret: secret, expiresAt: expiresAt)
-            logger.info("created an invite valid for \(lifetimeSeconds) s (\(invites.openCount) open)")
+            logger.info("created an invite valid for \(lifetimeSeconds) s (\(invites.openCount(now: configuration.unixSeconds())) open)")
             return .invite(InviteSummary(invite: invite.text, hostFingerprint: fingerprint, hostName: configuration.hostName,
                                          addresses: advertised.map(\.description),
                                          expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt))))

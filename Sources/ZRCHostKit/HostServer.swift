@@ -18,6 +18,10 @@ public actor HostServer {
 
     var invites = InviteRegistry()
     var sessions = LiveSessions()
+    /// Keys revoked while this server runs: a handshake that passed its authorization check just
+    /// before a revoke must not register afterwards (the check and the registration are separate
+    /// actor steps). Cleared when the key pairs again.
+    var revokedKeys: Set<NoisePublicKey> = []
     private var pendingHandshakes = 0
     private var nextConnectionID: UInt64 = 1
     /// The address actually bound (the port may have been 0).
@@ -42,15 +46,23 @@ public actor HostServer {
         try PrivateFile.ensurePrivateDirectory(configuration.controlSocket.deletingLastPathComponent())
         let handler = HostConnectionHandler(server: self)
         let (controlReady, readySignal) = AsyncStream<Void>.makeStream()
+        let ready = OnceFlag()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
+                // Ends the wait below on success and on failure alike.
+                defer { readySignal.finish() }
                 try await LocalControlSocket.serve(
-                    at: self.configuration.controlSocket, logger: self.logger, onReady: { readySignal.finish() }
+                    at: self.configuration.controlSocket, logger: self.logger,
+                    onReady: { ready.set(); readySignal.finish() }
                 ) { (request: HostControlRequest) in await self.handle(request) }
             }
             // Announce only once both the TCP listener and the control socket accept.
             for await _ in controlReady {}
-            if Task.isCancelled { return }  // the control socket failed; its error ends the group
+            guard ready.isSet else {
+                // The control socket failed; its error ends the group. Release the port now.
+                try? await listener.channel.close()
+                return
+            }
             onListening(bound)
             logger.info("listening on \(bound) — host key fingerprint \(fingerprint)")
             try await listener.executeThenClose { connections in
@@ -88,9 +100,14 @@ public actor HostServer {
 
     func burnInvite(_ id: InviteID, connection: UInt64) { invites.burn(id: id.bytes, connection: connection) }
 
-    func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection) {
+    /// Registers a live session; false when its key was revoked since admission.
+    func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection) -> Bool {
+        guard !revokedKeys.contains(controllerKey) else { return false }
         sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, since: Date()))
+        return true
     }
+
+    func paired(_ key: NoisePublicKey) { revokedKeys.remove(key) }
 
     func unregister(sessionID: UInt64) { sessions.remove(id: sessionID) }
 

@@ -8,9 +8,10 @@ public struct HostServerConfiguration: Sendable {
     public var listen: HostPort
     /// Name announced to controllers.
     public var hostName: String
-    /// Addresses put into invites when the request names none; nil derives them from the
-    /// listening address (every non-loopback interface address when listening on 0.0.0.0 or ::).
-    public var advertisedAddresses: [HostPort]?
+    /// Addresses put into invites when the request names none (`host` or `host:port`; a missing
+    /// port means the bound one); empty derives them from the listening address (every
+    /// non-loopback interface address when listening on 0.0.0.0 or ::).
+    public var advertisedAddresses: [String]
     public var inviteLifetimeSeconds: Int
     public var handshakeTimeout: Duration
     public var timings: ConnectionTimings
@@ -23,7 +24,7 @@ public struct HostServerConfiguration: Sendable {
     /// Wall-clock Unix seconds, for invite expiry (replaceable in tests).
     public var unixSeconds: @Sendable () -> UInt64
 
-    public init(listen: HostPort, hostName: String, advertisedAddresses: [HostPort]? = nil, inviteLifetimeSeconds: Int = 600,
+    public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
                 controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes,
                 unixSeconds: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) }) {

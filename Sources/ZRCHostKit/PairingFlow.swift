@@ -33,6 +33,7 @@ struct PairingFlow: Sendable {
             do {
                 let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date())
                 await server.burnInvite(inviteID, connection: connectionID)
+                await server.paired(controllerKey)
                 paired.set()
                 deadline.cancel()
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)

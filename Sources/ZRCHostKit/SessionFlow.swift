@@ -26,7 +26,12 @@ struct SessionFlow: Sendable {
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: server.configuration.timings, logger: logger,
             started: { connection in
-                await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName, connection: connection)
+                guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
+                                            connection: connection)
+                else {
+                    await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
+                    return
+                }
                 try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: Self.agentString))
             }
         ) { [logger] message, connection in

@@ -81,6 +81,7 @@ public enum LocalControlSocket {
     public static func send<Request: Encodable & Sendable, Response: Decodable & Sendable>(
         _ request: Request, to socket: URL, expecting: Response.Type, timeout: Duration = .seconds(30)
     ) async throws(Failure) -> Response {
+        try checkOwnership(of: socket)
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -92,8 +93,10 @@ public enum LocalControlSocket {
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
-        } catch {
+        } catch let error as IOError where [ENOENT, ECONNREFUSED].contains(error.errnoCode) {
             throw Failure(kind: .notRunning, description: "no server is answering on \(socket.path)")
+        } catch {
+            throw Failure(kind: .io, description: "cannot reach the server's control socket \(socket.path): \(error)")
         }
         do {
             return try await withThrowingTaskGroup(of: Response.self) { group in
@@ -119,6 +122,23 @@ public enum LocalControlSocket {
             throw failure
         } catch {
             throw Failure(kind: .protocolError, description: "control request failed: \(error)")
+        }
+    }
+
+    /// Trust a socket only where no other user could have put it: a file we own, in a directory
+    /// we own that nobody else may enter.
+    static func checkOwnership(of socket: URL) throws(Failure) {
+        var info = stat()
+        guard stat(socket.path, &info) == 0 else {
+            throw Failure(kind: .notRunning, description: "no server is answering on \(socket.path)")
+        }
+        var directory = stat()
+        let directoryPath = socket.deletingLastPathComponent().path
+        guard info.st_uid == getuid(), stat(directoryPath, &directory) == 0, directory.st_uid == getuid(),
+              directory.st_mode & 0o077 == 0
+        else {
+            throw Failure(kind: .io, description: "refusing \(socket.path): it or its directory belongs to another user "
+                + "or is open to others; remove it and restart zrc-host serve")
         }
     }
 

@@ -16,6 +16,9 @@ public actor SecureConnection {
     private(set) var lastReceivedMicros = WireClock.monotonicMicros()
     private(set) var lastSentMicros = WireClock.monotonicMicros()
     private var closing = false
+    /// Bytes sealed but not yet written: a peer that stops reading must not make this grow forever.
+    private var queuedBytes = 0
+    public static let maximumQueuedBytes = 64 << 20
     /// Why the connection ended, as seen from this side; set once.
     public private(set) var endReason: ConnectionEnd?
 
@@ -40,6 +43,13 @@ public actor SecureConnection {
             end(.local(reason: .internalError, text: error.message))
             throw error
         }
+        queuedBytes += bytes.count
+        guard queuedBytes <= Self.maximumQueuedBytes else {
+            logger.warning("closing: the peer stopped reading (\(queuedBytes) bytes queued)")
+            end(.local(reason: .timeout, text: "the peer stopped reading"))
+            abort()
+            throw SessionError(.protocolViolation, "the peer stopped reading; the connection was closed")
+        }
         outbox.yield(bytes)
         lastSentMicros = WireClock.monotonicMicros()
     }
@@ -53,6 +63,8 @@ public actor SecureConnection {
         }
         end(recording ?? .local(reason: reason, text: text))
     }
+
+    func didWrite(_ count: Int) { queuedBytes -= count }
 
     func open(_ bytes: some Collection<UInt8>) throws(SessionError) -> [ZRCMessage] {
         lastReceivedMicros = WireClock.monotonicMicros()

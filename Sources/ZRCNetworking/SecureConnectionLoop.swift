@@ -37,6 +37,7 @@ public enum SecureConnectionLoop {
                 do {
                     for await bytes in outboxStream {
                         try await outbound.write(ByteBuffer(bytes: bytes))
+                        await connection.didWrite(bytes.count)
                     }
                 } catch {
                     logger.debug("write failed: \(error)")
@@ -49,9 +50,12 @@ public enum SecureConnectionLoop {
             }
             await started(connection)
             do {
-                reading: while let buffer = try await inbound.next() {
-                    let messages = try await connection.open(buffer.readableBytesView)
+                // Records that arrived together with the last handshake message come first.
+                var messages = try await connection.open([])
+                reading: while true {
                     for message in messages {
+                        // A revoke or close may have happened while the previous message was handled.
+                        guard await connection.isOpen else { break reading }
                         switch message {
                         case .ping(let id, let sentAt):
                             try? await connection.send(.pong(id: id, pingSentAtMicros: sentAt, receivedAtMicros: WireClock.unixMicros()))
@@ -63,7 +67,8 @@ public enum SecureConnectionLoop {
                             await handle(message, connection)
                         }
                     }
-                    if await !connection.isOpen { break }
+                    guard await connection.isOpen, let buffer = try await inbound.next() else { break }
+                    messages = try await connection.open(buffer.readableBytesView)
                 }
                 await connection.end(.connectionLost)
             } catch let error as SessionError {
@@ -95,9 +100,9 @@ public enum SecureConnectionLoop {
             try? await Task.sleep(for: tick)
             let now = WireClock.monotonicMicros()
             if now &- (await connection.lastReceivedMicros) > deadMicros {
+                // The run loop's flush-then-abort lets the close go out before the socket shuts.
                 await connection.close(reason: .timeout, text: "nothing received for \(timings.deadPeerTimeout)",
                                        recording: .peerTimedOut)
-                await connection.abort()
                 return
             }
             if now &- (await connection.lastSentMicros) >= keepaliveMicros {

@@ -24,18 +24,19 @@ public struct ZRCPaths: Sendable, Equatable {
             if let value = environment[name], value.hasPrefix("/") { return URL(fileURLWithPath: value) }
             return URL(fileURLWithPath: home).appendingPathComponent(fallback)
         }
-        let runtimeBase: URL
+        let runtime: URL
         if let value = environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
-            runtimeBase = URL(fileURLWithPath: value)
+            runtime = URL(fileURLWithPath: value).appendingPathComponent("zrc")
         } else {
-            // No runtime dir (e.g. a cron job): a per-user directory in /tmp, checked for ownership
-            // and mode before use by `ensurePrivateDirectory`.
-            runtimeBase = URL(fileURLWithPath: "/tmp/zrc-runtime-\(getuid())")
+            // No runtime dir (e.g. a cron job): a per-user directory directly in /tmp (sticky, so
+            // nobody else can move it), refused by `ensurePrivateDirectory` unless it is ours and
+            // private; another user cannot plant a socket there for our commands to trust.
+            runtime = URL(fileURLWithPath: "/tmp/zrc-runtime-\(getuid())")
         }
         return ZRCPaths(
             configDirectory: xdg("XDG_CONFIG_HOME", fallback: ".config").appendingPathComponent("zrc"),
             dataDirectory: xdg("XDG_DATA_HOME", fallback: ".local/share").appendingPathComponent("zrc"),
-            runtimeDirectory: runtimeBase.appendingPathComponent("zrc"))
+            runtimeDirectory: runtime)
     }
 
     public var hostConfigFile: URL { configDirectory.appendingPathComponent("host.json") }
@@ -44,5 +45,8 @@ public struct ZRCPaths: Sendable, Equatable {
     public var knownHostsFile: URL { dataDirectory.appendingPathComponent("known-hosts.json") }
     /// Opt-in file key store (see `--key-store file`).
     public var fileKeyDirectory: URL { dataDirectory.appendingPathComponent("keys") }
-    public var hostControlSocket: URL { runtimeDirectory.appendingPathComponent("host.sock") }
+    /// One socket per host identity, so several hosts of one user (`--key-id`) do not collide.
+    public func hostControlSocket(keyID: String) -> URL {
+        runtimeDirectory.appendingPathComponent(keyID == "default" ? "host.sock" : "host-\(keyID).sock")
+    }
 }

@@ -67,7 +67,7 @@ extension CommandError {
             case .unreachable: .unreachable
             case .rejected, .wrongPeer, .handshakeFailed: .refused
             case .storage: .storage
-            case .closedByHost, .connectionLost, .closed: .failure
+            case .closedByHost, .connectionLost, .closed, .nameInUse: .failure
             }
         self.init(kind, error.message)
     }

@@ -11,7 +11,7 @@ struct PairCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ControllerOptions
 
-    @Argument(help: "The invite text (zrc1-…).")
+    @Argument(help: "The invite text (zrc1-…), or - to read it from standard input (keeps it out of the process list).")
     var invite: String
 
     @Option(help: "Local name for the host (default: the name the host announces).")
@@ -19,6 +19,9 @@ struct PairCommand: AsyncParsableCommand {
 
     @Option(help: "Name this controller gives itself on the host (default: controller.json, else user@machine).")
     var controllerName: String?
+
+    @Flag(help: "Replace a different host already paired under the same name.")
+    var replace = false
 
     func validate() throws {
         if let name, let problem = DeviceName.problem(with: name) { throw ValidationError("--name: \(problem)") }
@@ -33,7 +36,7 @@ struct PairCommand: AsyncParsableCommand {
             if let controllerName { context.config.controllerName = controllerName }
             let controller = try context.controller()
             do {
-                let host = try await controller.pair(inviteText: invite, name: name)
+                let host = try await controller.pair(inviteText: try inviteText(), name: name, replacing: replace)
                 print("Paired with \(host.hostName) as `\(host.name)`.")
                 print("Host key fingerprint: \(controller.fingerprint(of: host.publicKey)) — it should match what `zrc-host pair` showed.")
                 print("Try it: zrc-ctl ping \(host.name)")
@@ -41,5 +44,15 @@ struct PairCommand: AsyncParsableCommand {
                 throw CommandError(error)
             }
         }
+    }
+
+    /// The invite from the argument, or from stdin for `-`: other local users can read a
+    /// process's arguments, and an unused invite is a pairing secret.
+    private func inviteText() throws(CommandError) -> String {
+        guard invite == "-" else { return invite }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw CommandError(.invalidInvite, "no invite on standard input")
+        }
+        return line
     }
 }

@@ -45,11 +45,11 @@ struct HostContext {
     func request(_ request: HostControlRequest) async throws(CommandError) -> HostControlResponse {
         let response: HostControlResponse
         do {
-            response = try await LocalControlSocket.send(request, to: paths.hostControlSocket, expecting: HostControlResponse.self)
+            response = try await LocalControlSocket.send(request, to: paths.hostControlSocket(keyID: keyID), expecting: HostControlResponse.self)
         } catch {
             switch error.kind {
             case .notRunning:
-                throw CommandError(.notRunning, "zrc-host serve is not running (no server on \(paths.hostControlSocket.path)); start it with `zrc-host serve`")
+                throw CommandError(.notRunning, "zrc-host serve is not running (no server on \(paths.hostControlSocket(keyID: keyID).path)); start it with `zrc-host serve`")
             case .alreadyRunning, .protocolError, .io:
                 throw CommandError(.failure, error.description)
             }

@@ -45,14 +45,12 @@ struct ServeCommand: AsyncParsableCommand {
             let config = context.config
             let serverConfiguration = HostServerConfiguration(
                 listen: listenAddress, hostName: hostName ?? context.hostName,
-                advertisedAddresses: advertise.isEmpty ? nil : advertise.compactMap {
-                    HostPort(parsing: $0, defaultPort: listenAddress.port == 0 ? HostPort.defaultPort : listenAddress.port)
-                },
+                advertisedAddresses: advertise,
                 inviteLifetimeSeconds: config.inviteLifetimeSeconds,
                 handshakeTimeout: .seconds(config.handshakeTimeoutSeconds),
                 timings: ConnectionTimings(keepaliveInterval: .seconds(config.keepaliveIntervalSeconds),
                                            deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
-                controlSocket: context.paths.hostControlSocket,
+                controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
                 randomSecret: { crypto.randomSecret(count: $0) })
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                     controllers: context.controllers, logger: context.logger)

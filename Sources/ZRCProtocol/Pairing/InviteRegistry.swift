@@ -37,9 +37,12 @@ public struct InviteRegistry: Sendable {
 
     public init() {}
 
-    /// Number of invites that can still be used.
-    public var openCount: Int {
-        entries.values.count { if case .burned = $0.state { false } else { true } }
+    /// Number of invites that can still be used at `now`.
+    public func openCount(now: UInt64) -> Int {
+        entries.values.count { entry in
+            if case .burned = entry.state { return false }
+            return now < entry.expiresAt
+        }
     }
 
     public mutating func add(id: [UInt8], secret: SecretBytes, expiresAt: UInt64) {

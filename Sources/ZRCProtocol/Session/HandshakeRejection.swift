@@ -9,6 +9,7 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
     case inviteInvalid = 4
     case refusedByPolicy = 5
     case malformed = 6
+    case inviteBusy = 7
 
     public var body: [UInt8] { [UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)] }
 
@@ -28,9 +29,12 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
         case .notAuthorized:
             "the host does not know this controller (it was never paired, or it was revoked); pair again with a new invite from `zrc-host pair`"
         case .replayedHandshake:
-            "the host refused the handshake as a replay (its timestamp was not newer than the last one it accepted); check this machine's clock"
+            "the host refused the handshake as a replay: its timestamp was not newer than the last one it accepted. "
+                + "Two connections started at the same moment can cause this (try again), or this machine's clock went back"
         case .inviteInvalid:
             "the host refused the invite: it is unknown, expired or already used. Ask for a new one with `zrc-host pair`"
+        case .inviteBusy:
+            "another pairing attempt is using this invite right now; try again in a few seconds"
         case .refusedByPolicy:
             "the host refused another session under its session policy"
         case .malformed:
