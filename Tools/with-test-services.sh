@@ -27,6 +27,28 @@
 # Example: Tools/with-test-services.sh flock /tmp/zrc-swift-build.lock swift test --skip-build --filter ZRCKeyStoreTests
 set -euo pipefail
 
+# Signal state inherited from the caller: some launchers (Foundation's Process on Linux, called from
+# a thread that blocks signals) start this script with SIGTERM and most other signals blocked, and
+# every process started here would inherit that mask — a keyring daemon or a test that cannot be
+# stopped with SIGTERM. Bash cannot change its mask, so re-exec once through perl (perl-base is
+# Essential in Debian) with an empty mask and SIGPIPE back at its default action.
+if [[ -n "${ZRC_TS_SIGNALS_RESET:-}" ]]; then
+  unset ZRC_TS_SIGNALS_RESET
+else
+  blocked=0
+  while read -r field value; do
+    [[ "$field" == SigBlk: ]] && blocked=$value
+  done </proc/$$/status
+  if [[ "$blocked" == *[1-9a-f]* ]] && command -v perl >/dev/null 2>&1; then
+    export ZRC_TS_SIGNALS_RESET=1
+    exec perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die "sigprocmask: $!\n";
+      $SIG{PIPE} = "DEFAULT"; exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' -- "$BASH" "${BASH_SOURCE[0]}" "$@"
+  elif [[ "$blocked" == *[1-9a-f]* ]]; then
+    echo "with-test-services: started with blocked signals (SigBlk $blocked) and no perl to clear them; processes may need SIGKILL to stop" >&2
+  fi
+  unset blocked field value
+fi
+
 readonly SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 readonly TEST_KEYRING_PASSWORD=pw
 readonly STARTUP_TIMEOUT_TENTHS=100 # 10 s for any one service to come up
