@@ -96,33 +96,3 @@ enum BoundedCall {
         }
     }
 }
-
-/// Checks the `GError` a GLib call may set and turns it into a `KeyStoreError`.
-enum GLibError {
-    static func check<R>(
-        _ action: String, timeout: Duration, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> R
-    ) throws(KeyStoreError) -> R {
-        var error: UnsafeMutablePointer<GError>?
-        let result = body(&error)
-        guard let error else { return result }
-        defer { g_error_free(error) }
-        throw KeyStoreError.from(error, action: action, timeout: timeout)
-    }
-}
-
-extension Duration {
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-    }
-
-    var milliseconds: Int32 {
-        let (seconds, attoseconds) = components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-    }
-
-    var secondsText: String {
-        let (seconds, attoseconds) = components
-        return attoseconds == 0 ? "\(seconds) s" : "\(Double(seconds) + Double(attoseconds) / 1e18) s"
-    }
-}

@@ -86,3 +86,16 @@ extension KeyStoreError {
                 + "an unlock prompt nobody can answer, or be hung). \(unlockFix)")
     }
 }
+
+/// Checks the `GError` a GLib call may set and turns it into a `KeyStoreError`.
+enum GLibError {
+    static func check<R>(
+        _ action: String, timeout: Duration, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> R
+    ) throws(KeyStoreError) -> R {
+        var error: UnsafeMutablePointer<GError>?
+        let result = body(&error)
+        guard let error else { return result }
+        defer { g_error_free(error) }
+        throw KeyStoreError.from(error, action: action, timeout: timeout)
+    }
+}
