@@ -5,7 +5,8 @@
 #     XDG_RUNTIME_DIR of mode 0700, so nothing touches the real user's files or keyring;
 #   - a private D-Bus session bus (dbus-run-session) with gnome-keyring-daemon's secrets component,
 #     whose login keyring is freshly created and unlocked (password "pw");
-#   - an Xvfb display on a free display number, with its own X authority cookie, exported as DISPLAY.
+#   - an Xvfb display on a free display number, with its own X authority cookie, exported as DISPLAY;
+#   - TMPDIR inside the temporary directory.
 #
 # Everything is stopped and the temporary directory removed on every exit path (normal exit, error,
 # Ctrl-C, SIGTERM, SIGHUP). The command's exit status is this script's exit status. A service that
@@ -290,6 +291,10 @@ outer_stage() {
   export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_CACHE_HOME=$HOME/.cache \
     XDG_STATE_HOME=$HOME/.local/state XDG_RUNTIME_DIR=$ZRC_TS_DIR/runtime
   mkdir -p -m 0700 "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME"
+  # Temporary files go with everything else (SwiftPM, for one, leaves lock files named after
+  # the throwaway HOME in $TMPDIR); the command's own temporary files are removed at the end too.
+  mkdir -m 0700 "$ZRC_TS_DIR/tmp"
+  export TMPDIR=$ZRC_TS_DIR/tmp
   # Nothing of the caller's session may leak in: its bus, keyring, agents or displays.
   unset DBUS_SESSION_BUS_ADDRESS GNOME_KEYRING_CONTROL GNOME_KEYRING_PID SSH_AUTH_SOCK \
     DISPLAY WAYLAND_DISPLAY XAUTHORITY XDG_SESSION_ID XDG_SEAT XDG_VTNR
