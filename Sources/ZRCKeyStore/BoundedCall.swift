@@ -45,8 +45,8 @@ enum BoundedCall {
         throw KeyStoreError.timedOut(action: action, timeout: timeout)
     }
 
-    /// Owns one `GCancellable`. Sendable: `g_cancellable_cancel` and `g_cancellable_is_cancelled`
-    /// are thread-safe, the pointer never changes, and the object is unreferenced once, in `deinit`.
+    /// Owns one `GCancellable`. Sendable: `g_cancellable_cancel` is thread-safe, the pointer never
+    /// changes, and the object is unreferenced once, in `deinit` (after the worker let go of it).
     private final class Deadline: @unchecked Sendable {
         let cancellable: UnsafeMutablePointer<GCancellable>
 
