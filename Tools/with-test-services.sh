@@ -204,7 +204,10 @@ start_xvfb() {
   # up its display number, which is known only once Xvfb has picked a free one (-displayfd).
   xauth -q -f "$server_auth" add :0 MIT-MAGIC-COOKIE-1 "$cookie" || fail "xauth could not write $server_auth"
   : >"$display_file"
-  Xvfb -displayfd 3 -auth "$server_auth" -nolisten tcp -screen 0 1280x800x24 3>"$display_file" </dev/null >"$log" 2>&1 &
+  # -noreset: by default an X server resets whenever its last client disconnects (root contents and
+  # properties wiped, and a client connecting during the reset is refused), which makes a test
+  # that connects right after another one closed fail at random.
+  Xvfb -displayfd 3 -auth "$server_auth" -nolisten tcp -noreset -screen 0 1280x800x24 3>"$display_file" </dev/null >"$log" 2>&1 &
   record_pid xvfb $!
 
   local number=

@@ -17,7 +17,8 @@ public final class JPEGDecoder {
     /// The most pixels (width × height) an image may announce and still be decoded.
     public let maximumPixelCount: Int
 
-    private let handle: TurboJPEGHandle
+    /// Replaced after every failure; see `fail(_:)`.
+    private var handle: TurboJPEGHandle
     private static let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
 
     public init(maximumPixelCount: Int = JPEGDecoder.defaultMaximumPixelCount) throws(JPEGError) {
@@ -38,7 +39,7 @@ public final class JPEGDecoder {
         let status = tjDecompressHeader3(handle.raw, base.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
                                          &width, &height, &subsampling, &colorspace)
         guard status == 0 else {
-            throw JPEGError(.damagedData, "not a readable JPEG header (\(jpeg.count) bytes): \(handle.lastErrorMessage)")
+            throw fail(JPEGError(.damagedData, "not a readable JPEG header (\(jpeg.count) bytes): \(handle.lastErrorMessage)"))
         }
         guard width > 0, height > 0 else {
             throw JPEGError(.damagedData, "the JPEG header announces an empty \(width)x\(height) image")
@@ -54,6 +55,11 @@ public final class JPEGDecoder {
                             "the JPEG announces \(info.width)x\(info.height) = \(info.pixelCount) pixels, more than the allowed \(maximumPixelCount)")
         }
         return info
+    }
+
+    /// Convenience for data held in an array; see `readHeader(_:)`.
+    public func readHeader(_ jpeg: [UInt8]) throws(JPEGError) -> JPEGImageInfo {
+        try jpeg.withUnsafeBytes { bytes in Result { () throws(JPEGError) in try readHeader(bytes) } }.get()
     }
 
     /// Decodes into a caller-provided buffer: row `r` of the image goes to
@@ -110,7 +116,16 @@ public final class JPEGDecoder {
                                    Int32(info.height), Int32(TJPF_BGRX.rawValue), Self.flags)
         guard status == 0 else {
             let what = handle.lastErrorWasWarning ? "is truncated or damaged" : "cannot be decoded"
-            throw JPEGError(.damagedData, "the \(info.width)x\(info.height) JPEG \(what): \(handle.lastErrorMessage)")
+            throw fail(JPEGError(.damagedData, "the \(info.width)x\(info.height) JPEG \(what): \(handle.lastErrorMessage)"))
         }
+    }
+
+    /// libturbojpeg 2.1 leaves an instance in a half-read state after some failures (a bad header
+    /// makes the next, valid image fail with the old error), so a failed instance is never reused:
+    /// a fresh one replaces it. If even that cannot be created, the old one stays and the next
+    /// call reports whatever it reports; the original error is returned either way.
+    private func fail(_ error: JPEGError) -> JPEGError {
+        if let fresh = try? TurboJPEGHandle(.decompress) { handle = fresh }
+        return error
     }
 }

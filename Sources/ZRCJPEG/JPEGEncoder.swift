@@ -13,7 +13,9 @@ public final class JPEGEncoder {
     /// libjpeg's largest image side (`JPEG_MAX_DIMENSION`).
     public static let maximumSide = 65_500
 
-    private let handle: TurboJPEGHandle
+    /// Replaced after a failed compression, like the decoder's (libjpeg state after an error is
+    /// not something to build on).
+    private var handle: TurboJPEGHandle
     private let buffer = TurboJPEGBuffer()
 
     public init() throws(JPEGError) {
@@ -86,7 +88,9 @@ public final class JPEGEncoder {
                                  &destination, &jpegSize, samp, Int32(quality),
                                  TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT)
         guard status == 0 else {
-            throw JPEGError(.encodingFailed, "libturbojpeg could not encode region \(region): \(handle.lastErrorMessage)")
+            let error = JPEGError(.encodingFailed, "libturbojpeg could not encode region \(region): \(handle.lastErrorMessage)")
+            if let fresh = try? TurboJPEGHandle(.compress) { handle = fresh }
+            throw error
         }
         // With TJFLAG_NOREALLOC the library writes into our buffer or fails; anything else would
         // mean it allocated memory we would leak or double-free.
