@@ -35,7 +35,7 @@ public final class ScreenCapturer {
         self.logger = logger
         method = .getImage
         if !useSharedMemory {
-            fallBack("MIT-SHM was turned off by the caller")
+            fallBack("MIT-SHM was turned off by the caller", level: .notice)
         } else if !connection.has(.sharedMemory) {
             fallBack("the X server does not offer the MIT-SHM extension")
         } else {
@@ -74,10 +74,13 @@ public final class ScreenCapturer {
                 try captureShared(rect, segment: segment, to: target, bytesPerRow: bytesPerRow)
                 return
             } catch where error.kind == .requestFailed {
-                // The rectangle was checked above, so a rejected MIT-SHM request means the
-                // extension itself is unusable here; GetImage either works or reports the real cause.
+                // Who is at fault? If GetImage of the same rectangle fails too, the request itself
+                // was bad (say the screen shrank under us): that error is thrown and MIT-SHM kept.
+                // If GetImage works, MIT-SHM is what is broken here, so we stop using it.
+                try captureCore(rect, to: target, bytesPerRow: bytesPerRow)
                 self.segment = nil
-                fallBack("MIT-SHM GetImage failed: \(error.message)")
+                fallBack("MIT-SHM GetImage failed where GetImage works: \(error.message)")
+                return
             }
         }
         try captureCore(rect, to: target, bytesPerRow: bytesPerRow)
@@ -146,10 +149,13 @@ public final class ScreenCapturer {
         }
     }
 
-    private func fallBack(_ reason: String) {
+    /// A warning by default: losing MIT-SHM costs CPU and latency the user may want to fix.
+    /// A caller's deliberate choice is only a notice.
+    private func fallBack(_ reason: String, level: Logger.Level = .warning) {
         method = .getImage
         fallbackReason = reason
-        logger.warning(
+        logger.log(
+            level: level,
             "Capturing with GetImage instead of MIT-SHM: \(reason). Every frame now travels through the X socket, which costs CPU and latency on large screens.",
             metadata: ["display": "\(connection.displayName)"])
     }

@@ -113,9 +113,12 @@ struct X11CaptureTests {
 
     @Test func forcedFallbackSaysWhy() throws {
         _ = try TestDisplay.require()
-        let capturer = try ScreenCapturer(connection: try X11Connection(), useSharedMemory: false)
+        let log = LogCapture()
+        let capturer = try ScreenCapturer(connection: try X11Connection(), useSharedMemory: false, logger: log.logger)
         #expect(capturer.method == .getImage)
         #expect(capturer.sharedMemorySegmentID == nil)
         #expect(capturer.fallbackReason?.contains("turned off") == true)
+        // The caller chose this, so it is a notice rather than a warning.
+        #expect(log.all.contains { $0.hasPrefix("notice") && $0.contains("GetImage") }, "\(log.all)")
     }
 }
