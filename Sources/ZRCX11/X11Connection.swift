@@ -35,6 +35,8 @@ public final class X11Connection: Sendable {
 
     /// Finds screen `number` in the setup data and works out its pixel layout.
     private static func readScreen(_ handle: XCBConnectionHandle, number: Int, displayName: String) throws(X11Error) -> X11ScreenInfo {
+        // Non-nil on a connection without an error, which the caller has just checked; the setup
+        // data belongs to the connection and is never freed by us.
         let setup = xcb_get_setup(handle.raw)!
         var roots = xcb_setup_roots_iterator(setup)
         var index = 0
