@@ -5,7 +5,8 @@
 #     XDG_RUNTIME_DIR of mode 0700, so nothing touches the real user's files or keyring;
 #   - a private D-Bus session bus (dbus-run-session) with gnome-keyring-daemon's secrets component,
 #     whose login keyring is freshly created and unlocked (password "pw");
-#   - an Xvfb display on a free display number, with its own X authority cookie, exported as DISPLAY.
+#   - an Xvfb display on a free display number, with its own X authority cookie, exported as DISPLAY;
+#   - TMPDIR inside the temporary directory.
 #
 # Everything is stopped and the temporary directory removed on every exit path (normal exit, error,
 # Ctrl-C, SIGTERM, SIGHUP). The command's exit status is this script's exit status. A service that
@@ -26,6 +27,28 @@
 #
 # Example: Tools/with-test-services.sh flock /tmp/zrc-swift-build.lock swift test --skip-build --filter ZRCKeyStoreTests
 set -euo pipefail
+
+# Signal state inherited from the caller: some launchers (Foundation's Process on Linux, called from
+# a thread that blocks signals) start this script with SIGTERM and most other signals blocked, and
+# every process started here would inherit that mask — a keyring daemon or a test that cannot be
+# stopped with SIGTERM. Bash cannot change its mask, so re-exec once through perl (perl-base is
+# Essential in Debian) with an empty mask and SIGPIPE back at its default action.
+if [[ -n "${ZRC_TS_SIGNALS_RESET:-}" ]]; then
+  unset ZRC_TS_SIGNALS_RESET
+else
+  blocked=0
+  while read -r field value; do
+    [[ "$field" == SigBlk: ]] && blocked=$value
+  done </proc/$$/status
+  if [[ "$blocked" == *[1-9a-f]* ]] && command -v perl >/dev/null 2>&1; then
+    export ZRC_TS_SIGNALS_RESET=1
+    exec perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die "sigprocmask: $!\n";
+      $SIG{PIPE} = "DEFAULT"; exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' -- "$BASH" "${BASH_SOURCE[0]}" "$@"
+  elif [[ "$blocked" == *[1-9a-f]* ]]; then
+    echo "with-test-services: started with blocked signals (SigBlk $blocked) and no perl to clear them; processes may need SIGKILL to stop" >&2
+  fi
+  unset blocked field value
+fi
 
 readonly SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 readonly TEST_KEYRING_PASSWORD=pw
@@ -204,7 +227,10 @@ start_xvfb() {
   # up its display number, which is known only once Xvfb has picked a free one (-displayfd).
   xauth -q -f "$server_auth" add :0 MIT-MAGIC-COOKIE-1 "$cookie" || fail "xauth could not write $server_auth"
   : >"$display_file"
-  Xvfb -displayfd 3 -auth "$server_auth" -nolisten tcp -screen 0 1280x800x24 3>"$display_file" </dev/null >"$log" 2>&1 &
+  # -noreset: by default an X server resets whenever its last client disconnects (root contents and
+  # properties wiped, and a client connecting during the reset is refused), which makes a test
+  # that connects right after another one closed fail at random.
+  Xvfb -displayfd 3 -auth "$server_auth" -nolisten tcp -noreset -screen 0 1280x800x24 3>"$display_file" </dev/null >"$log" 2>&1 &
   record_pid xvfb $!
 
   local number=
@@ -268,6 +294,10 @@ outer_stage() {
   export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_CACHE_HOME=$HOME/.cache \
     XDG_STATE_HOME=$HOME/.local/state XDG_RUNTIME_DIR=$ZRC_TS_DIR/runtime
   mkdir -p -m 0700 "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME"
+  # Temporary files go with everything else (SwiftPM, for one, leaves lock files named after
+  # the throwaway HOME in $TMPDIR); the command's own temporary files are removed at the end too.
+  mkdir -m 0700 "$ZRC_TS_DIR/tmp"
+  export TMPDIR=$ZRC_TS_DIR/tmp
   # Nothing of the caller's session may leak in: its bus, keyring, agents or displays.
   unset DBUS_SESSION_BUS_ADDRESS GNOME_KEYRING_CONTROL GNOME_KEYRING_PID SSH_AUTH_SOCK \
     DISPLAY WAYLAND_DISPLAY XAUTHORITY XDG_SESSION_ID XDG_SEAT XDG_VTNR

@@ -15,14 +15,14 @@ struct DefaultCollectionCheck {
 
     let timeout: Duration
     let action: String
+    let cancellable: UnsafeMutablePointer<GCancellable>
 
     /// Returns the default collection's object path once it is known to be usable.
     @discardableResult
     func run() throws(KeyStoreError) -> String {
-        let call = GLibCall(timeout: timeout, action: action)
         let connection: OpaquePointer
         do {
-            connection = try call.run { cancellable, error in
+            connection = try GLibError.check(action, timeout: timeout) { error in
                 g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error)
             }.unwrap(action: action)
         } catch let error where error.kind == .timedOut {
@@ -78,10 +78,9 @@ struct DefaultCollectionCheck {
         _ connection: OpaquePointer, path: String, interface: String, method: String, arguments: [String],
         replyType: String
     ) throws(KeyStoreError) -> OpaquePointer {
-        let call = GLibCall(timeout: timeout, action: action)
         var children: [OpaquePointer?] = arguments.map { g_variant_new_string($0) }
         let parameters = g_variant_new_tuple(&children, gsize(children.count))
-        let reply = try call.run { cancellable, error in
+        let reply = try GLibError.check(action, timeout: timeout) { error in
             g_dbus_connection_call_sync(
                 connection, Self.serviceName, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NONE,
                 timeout.milliseconds, cancellable, error)

@@ -7,9 +7,7 @@ extension KeyStoreError {
 
     /// Maps a GLib error from the bus, the Secret Service or libsecret to a kind and an actionable
     /// message. GLib messages name objects and D-Bus errors, never secrets, so they are kept.
-    static func from(
-        _ error: UnsafeMutablePointer<GError>, action: String, expired: Bool, timeout: Duration
-    ) -> KeyStoreError {
+    static func from(_ error: UnsafeMutablePointer<GError>, action: String, timeout: Duration) -> KeyStoreError {
         let remoteName = g_dbus_error_get_remote_error(error).map { name in
             defer { g_free(name) }
             return String(cString: name)
@@ -19,19 +17,24 @@ extension KeyStoreError {
         let domain = error.pointee.domain
         let code = error.pointee.code
 
-        if domain == g_io_error_quark(), code == Int32(G_IO_ERROR_CANCELLED.rawValue), expired {
-            return timedOut(action: action, timeout: timeout)
-        }
-        if domain == g_io_error_quark(), code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
+        // Calls are cancelled only when their deadline expires (see BoundedCall).
+        if domain == g_io_error_quark(),
+           code == Int32(G_IO_ERROR_CANCELLED.rawValue) || code == Int32(G_IO_ERROR_TIMED_OUT.rawValue)
+        {
             return timedOut(action: action, timeout: timeout)
         }
         if domain == g_dbus_error_quark() {
             switch code {
             case Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue), Int32(G_DBUS_ERROR_NAME_HAS_NO_OWNER.rawValue):
                 return noSecretService(action: action, detail: detail)
-            case Int32(G_DBUS_ERROR_NO_REPLY.rawValue), Int32(G_DBUS_ERROR_TIMEOUT.rawValue),
-                 Int32(G_DBUS_ERROR_TIMED_OUT.rawValue):
+            case Int32(G_DBUS_ERROR_TIMEOUT.rawValue), Int32(G_DBUS_ERROR_TIMED_OUT.rawValue):
                 return timedOut(action: action, timeout: timeout)
+            case Int32(G_DBUS_ERROR_NO_REPLY.rawValue):
+                // The bus sends NoReply when the service disconnects with the call pending.
+                return KeyStoreError(
+                    .serviceUnavailable,
+                    "Failed \(action): the Secret Service (D-Bus service org.freedesktop.secrets) went away without "
+                        + "answering — it may have crashed (\(detail)). \(noServiceFix)\(fileStoreHint).")
             case Int32(G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue), Int32(G_DBUS_ERROR_UNKNOWN_METHOD.rawValue):
                 // gnome-keyring answers "Object does not exist at path …/collection/login" when the
                 // default alias points at a keyring that was never created or unlocked.
@@ -81,5 +84,18 @@ extension KeyStoreError {
             .timedOut,
             "Failed \(action): the Secret Service did not answer within \(timeout.secondsText) (it may be waiting for "
                 + "an unlock prompt nobody can answer, or be hung). \(unlockFix)")
+    }
+}
+
+/// Checks the `GError` a GLib call may set and turns it into a `KeyStoreError`.
+enum GLibError {
+    static func check<R>(
+        _ action: String, timeout: Duration, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> R
+    ) throws(KeyStoreError) -> R {
+        var error: UnsafeMutablePointer<GError>?
+        let result = body(&error)
+        guard let error else { return result }
+        defer { g_error_free(error) }
+        throw KeyStoreError.from(error, action: action, timeout: timeout)
     }
 }

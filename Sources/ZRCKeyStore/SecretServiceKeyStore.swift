@@ -9,22 +9,31 @@ public import ZRCProtocol
 /// string attributes `application` = `zrc`, `role`, `key-id` and `synchronizable` = `false`; the
 /// secret is the key in base64.
 ///
-/// Every call first checks over D-Bus that the default collection exists and is unlocked, and
-/// fails with ``KeyStoreError/Kind/locked`` otherwise, because libsecret would answer a locked
-/// collection by waiting for an unlock prompt that nobody answers in a headless session. Every
-/// D-Bus round trip and libsecret call is also bounded by `timeout`
-/// (``KeyStoreError/Kind/timedOut``). Calls block the calling thread for those round trips.
+/// Every call first checks over D-Bus that the default collection exists, is persistent and is
+/// unlocked, and fails with ``KeyStoreError/Kind/locked`` otherwise: libsecret would answer a
+/// locked or missing collection with an unlock or create-keyring prompt and wait for it, forever
+/// when nobody is there to answer. Each whole operation also runs under `timeout`
+/// (``KeyStoreError/Kind/timedOut``), on a thread of its own that is abandoned if libsecret does
+/// not come back (see `BoundedCall`). Calls block the calling thread for at most about `timeout`.
 public struct SecretServiceKeyStore: IdentityKeyStore {
     public static let schemaName = SecretAttributes.schemaName
 
-    /// The longest any single Secret Service call may take.
+    /// The longest any one operation may take, from the first D-Bus call to the answer.
     public let timeout: Duration
     private let logger: Logger
+    /// Tests turn this off to show that `timeout` alone still bounds an operation that reaches an
+    /// unlock prompt. Always on in real use.
+    let checksDefaultCollection: Bool
 
     public init(timeout: Duration = .seconds(10), logger: Logger = Logger(label: "org.zrc.keystore")) {
+        self.init(timeout: timeout, logger: logger, checksDefaultCollection: true)
+    }
+
+    init(timeout: Duration, logger: Logger = Logger(label: "org.zrc.keystore"), checksDefaultCollection: Bool) {
         precondition(timeout > .zero, "SecretServiceKeyStore timeout must be positive")
         self.timeout = timeout
         self.logger = logger
+        self.checksDefaultCollection = checksDefaultCollection
     }
 
     public var locationDescription: String {
@@ -34,30 +43,31 @@ public struct SecretServiceKeyStore: IdentityKeyStore {
     public func load(role: KeyRole, keyID: String) throws(KeyStoreError) -> SecretBytes? {
         try IdentityKeyFormat.validate(keyID: keyID)
         let action = "reading the \(role.rawValue) key “\(keyID)” from the keyring"
-        try DefaultCollectionCheck(timeout: timeout, action: action).run()
-        let attributes = SecretAttributes(role: role, keyID: keyID)
-        let text = try GLibCall(timeout: timeout, action: action).run { cancellable, error in
-            secret_password_lookupv_nonpageable_sync(attributes.schema, attributes.table, cancellable, error)
+        let key = try perform(action) { (timeout, cancellable) throws(KeyStoreError) -> SecretBytes? in
+            let attributes = SecretAttributes(role: role, keyID: keyID)
+            let text = try GLibError.check(action, timeout: timeout) { error in
+                secret_password_lookupv_nonpageable_sync(attributes.schema, attributes.table, cancellable, error)
+            }
+            guard let text else { return nil }
+            // Non-pageable memory from libsecret; secret_password_free wipes it before freeing.
+            defer { secret_password_free(text) }
+            let length = strlen(text)
+            let key = text.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+                KeyText.decode(UnsafeBufferPointer(start: bytes, count: length))
+            }
+            guard let key, key.count == IdentityKeyFormat.privateKeyLength else {
+                throw KeyStoreError(
+                    .corrupt,
+                    "The keyring item for the \(role.rawValue) key “\(keyID)” (schema \(Self.schemaName)) does not "
+                        + "hold a valid \(IdentityKeyFormat.privateKeyLength)-byte key in base64. Delete it (e.g. "
+                        + "`secret-tool clear application zrc role \(role.rawValue) key-id \(keyID)`) to create a new "
+                        + "identity; peers that trusted the old one must pair again.")
+            }
+            return key
         }
-        guard let text else {
-            logger.debug("no identity key in the keyring", metadata: ["role": "\(role.rawValue)", "key-id": "\(keyID)"])
-            return nil
-        }
-        // Non-pageable memory from libsecret; secret_password_free wipes it before freeing.
-        defer { secret_password_free(text) }
-        let length = strlen(text)
-        let key = text.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-            KeyText.decode(UnsafeBufferPointer(start: bytes, count: length))
-        }
-        guard let key, key.count == IdentityKeyFormat.privateKeyLength else {
-            throw KeyStoreError(
-                .corrupt,
-                "The keyring item for the \(role.rawValue) key “\(keyID)” (schema \(Self.schemaName)) does not hold a "
-                    + "valid \(IdentityKeyFormat.privateKeyLength)-byte key in base64. Delete it (e.g. `secret-tool clear "
-                    + "application zrc role \(role.rawValue) key-id \(keyID)`) to create a new identity; peers that "
-                    + "trusted the old one must pair again.")
-        }
-        logger.debug("loaded identity key from the keyring", metadata: ["role": "\(role.rawValue)", "key-id": "\(keyID)"])
+        logger.debug(
+            "looked up identity key in the keyring",
+            metadata: ["role": "\(role.rawValue)", "key-id": "\(keyID)", "found": "\(key != nil)"])
         return key
     }
 
@@ -65,20 +75,20 @@ public struct SecretServiceKeyStore: IdentityKeyStore {
         try IdentityKeyFormat.validate(keyID: keyID)
         try IdentityKeyFormat.validate(key: key)
         let action = "storing the \(role.rawValue) key “\(keyID)” in the keyring"
-        try DefaultCollectionCheck(timeout: timeout, action: action).run()
-        let attributes = SecretAttributes(role: role, keyID: keyID)
-        let call = GLibCall(timeout: timeout, action: action)
-        let stored = try KeyText.withEncoded(key) { (text) throws(KeyStoreError) in
-            try text.withMemoryRebound(to: CChar.self) { (characters) throws(KeyStoreError) in
-                try call.run { cancellable, error in
-                    // The text is NUL-terminated just past the slice (see KeyText.withEncoded).
-                    secret_password_storev_sync(
-                        attributes.schema, attributes.table, SECRET_COLLECTION_DEFAULT, label, characters.baseAddress,
-                        cancellable, error)
+        let stored = try perform(action) { (timeout, cancellable) throws(KeyStoreError) -> Bool in
+            let attributes = SecretAttributes(role: role, keyID: keyID)
+            return try KeyText.withEncoded(key) { (text) throws(KeyStoreError) in
+                try text.withMemoryRebound(to: CChar.self) { (characters) throws(KeyStoreError) in
+                    try GLibError.check(action, timeout: timeout) { error in
+                        // The text is NUL-terminated just past the slice (see KeyText.withEncoded).
+                        secret_password_storev_sync(
+                            attributes.schema, attributes.table, SECRET_COLLECTION_DEFAULT, label,
+                            characters.baseAddress, cancellable, error)
+                    }
                 }
-            }
+            } != 0
         }
-        guard stored != 0 else {
+        guard stored else {
             throw KeyStoreError(.ioFailure, "Failed \(action): libsecret reported failure without an error.")
         }
         logger.debug("stored identity key in the keyring", metadata: ["role": "\(role.rawValue)", "key-id": "\(keyID)"])
@@ -88,14 +98,30 @@ public struct SecretServiceKeyStore: IdentityKeyStore {
     public func delete(role: KeyRole, keyID: String) throws(KeyStoreError) -> Bool {
         try IdentityKeyFormat.validate(keyID: keyID)
         let action = "deleting the \(role.rawValue) key “\(keyID)” from the keyring"
-        try DefaultCollectionCheck(timeout: timeout, action: action).run()
-        let attributes = SecretAttributes(role: role, keyID: keyID)
-        let removed = try GLibCall(timeout: timeout, action: action).run { cancellable, error in
-            secret_password_clearv_sync(attributes.schema, attributes.table, cancellable, error)
+        let removed = try perform(action) { (timeout, cancellable) throws(KeyStoreError) -> Bool in
+            let attributes = SecretAttributes(role: role, keyID: keyID)
+            return try GLibError.check(action, timeout: timeout) { error in
+                secret_password_clearv_sync(attributes.schema, attributes.table, cancellable, error)
+            } != 0
         }
         logger.debug(
             "deleted identity key from the keyring",
-            metadata: ["role": "\(role.rawValue)", "key-id": "\(keyID)", "existed": "\(removed != 0)"])
-        return removed != 0
+            metadata: ["role": "\(role.rawValue)", "key-id": "\(keyID)", "existed": "\(removed)"])
+        return removed
+    }
+
+    /// Runs `operation` under the deadline, after checking that the default collection is usable.
+    private func perform<R: Sendable>(
+        _ action: String,
+        _ operation: @escaping @Sendable (Duration, UnsafeMutablePointer<GCancellable>) throws(KeyStoreError) -> R
+    ) throws(KeyStoreError) -> R {
+        let timeout = timeout
+        let checksDefaultCollection = checksDefaultCollection
+        return try BoundedCall.run(timeout: timeout, action: action) { (cancellable) throws(KeyStoreError) -> R in
+            if checksDefaultCollection {
+                try DefaultCollectionCheck(timeout: timeout, action: action, cancellable: cancellable).run()
+            }
+            return try operation(timeout, cancellable)
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ZRCKeyStore
+@testable import ZRCKeyStore
 
 /// Runs SecretServiceKeyStore in a child process set up by a test.
 ///
@@ -15,6 +15,9 @@ enum KeyStoreProbe {
     /// answers nothing, and resumes it afterwards.
     static let freezeVariable = "ZRC_KEYSTORE_PROBE_FREEZE_KEYRING"
     static let timeoutVariable = "ZRC_KEYSTORE_PROBE_TIMEOUT_MS"
+    /// When set, the probe turns off the default-collection check, so libsecret itself meets the
+    /// locked keyring (and asks for an unlock prompt); only the deadline can bound that.
+    static let skipCheckVariable = "ZRC_KEYSTORE_PROBE_SKIP_CHECK"
     static let testFilter = "keyStoreProbeEntryPoint"
 
     struct Outcome: Codable {
@@ -31,11 +34,11 @@ enum KeyStoreProbe {
 
     /// Runs the probe in a fresh test environment of the given keyring mode and returns its report.
     static func runUnderTestServices(
-        keyring mode: String, extraEnvironment: [String: String] = [:]
+        keyring mode: String, withX: Bool = false, extraEnvironment: [String: String] = [:]
     ) async throws -> (Report, ChildProcessResult) {
         try await run(
             executable: TestServices.script,
-            prefixArguments: ["--no-x", "--keyring=\(mode)", "--"] + [try TestServices.testBinary()],
+            prefixArguments: (withX ? [] : ["--no-x"]) + ["--keyring=\(mode)", "--", try TestServices.testBinary()],
             environment: ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 })
     }
 
@@ -64,7 +67,8 @@ enum KeyStoreProbe {
     static func probe(outputPath: String) throws {
         let environment = ProcessInfo.processInfo.environment
         let milliseconds = Int(environment[timeoutVariable] ?? "") ?? 5000
-        let store = SecretServiceKeyStore(timeout: .milliseconds(milliseconds))
+        let store = SecretServiceKeyStore(
+            timeout: .milliseconds(milliseconds), checksDefaultCollection: environment[skipCheckVariable] == nil)
         let frozen = environment[freezeVariable] != nil ? Int32(environment["ZRC_TEST_KEYRING_PID"] ?? "") : nil
         if let frozen { kill(frozen, SIGSTOP) }
         defer { if let frozen { kill(frozen, SIGCONT) } }

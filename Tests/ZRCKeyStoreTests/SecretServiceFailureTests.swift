@@ -63,6 +63,24 @@ struct SecretServiceFailureTests {
         }
     }
 
+    @Test("even past the check, an unlock prompt on a display nobody watches cannot hold a call beyond its timeout")
+    func promptIsBoundedByTimeout() async throws {
+        try TestServices.requireUnlockedKeyring()
+        // With an X display, gnome-keyring really shows gcr-prompter's unlock dialog and waits.
+        let (report, child) = try await KeyStoreProbe.runUnderTestServices(
+            keyring: "locked", withX: true,
+            extraEnvironment: [KeyStoreProbe.skipCheckVariable: "1", KeyStoreProbe.timeoutVariable: "2000"])
+        #expect(!child.timedOut, "the probe hung:\n\(child.transcript)")
+        #expect(child.status == 0, "the probe child failed:\n\(child.transcript)")
+        #expect(report.outcomes.map(\.operation) == ["store", "load", "delete"])
+        let store = try #require(report.outcomes.first)
+        #expect(store.kind == "\(KeyStoreError.Kind.timedOut)", "store: \(store.kind ?? "success") — \(store.message ?? "")")
+        for outcome in report.outcomes {
+            // 2 s timeout + 0.5 s grace, and slack for a loaded machine.
+            #expect(outcome.seconds < 4, "\(outcome.operation) took \(outcome.seconds) s with a 2 s timeout")
+        }
+    }
+
     private func expectEveryOperation(
         _ report: KeyStoreProbe.Report, _ child: ChildProcessResult, fails kind: KeyStoreError.Kind, quickly: Bool,
         mentioning phrases: [String], sourceLocation: SourceLocation = #_sourceLocation

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// An extra Xvfb with settings the shared test display lacks (no MIT-SHM, another depth), started
+/// and stopped by one test. Inside Tools/with-test-services.sh, a server left behind by a crashed
+/// test is swept with the rest of the environment.
+final class PrivateXServer {
+    let display: String
+    private let process: Process
+    private let directory: URL
+
+    /// Starts `Xvfb` with `arguments` on a free display number (Xvfb picks it: -displayfd).
+    init(_ arguments: [String]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-xvfb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let numberFile = directory.appendingPathComponent("display")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // exec: the Process's pid is Xvfb's own, so terminate() reaches the server.
+        // -noreset for the reason given in Tools/with-test-services.sh.
+        process.arguments = ["-c", "exec Xvfb -displayfd 3 -nolisten tcp -noreset \"$@\" 3>'\(numberFile.path)' 2>/dev/null",
+                             "Xvfb"] + arguments
+        try process.run()
+        var number = ""
+        for _ in 0..<100 where number.isEmpty {
+            number = ((try? String(contentsOf: numberFile, encoding: .utf8)) ?? "").filter(\.isNumber)
+            if number.isEmpty {
+                try #require(process.isRunning, "Xvfb \(arguments.joined(separator: " ")) exited during startup")
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        display = ":\(number)"
+        if number.isEmpty {
+            kill(process.processIdentifier, SIGKILL)
+            try #require(Bool(false), "Xvfb \(arguments.joined(separator: " ")) reported no display number within 10 s")
+        }
+    }
+
+    deinit {
+        // SIGKILL, not terminate(): Foundation spawns children with the calling thread's signal
+        // mask, and Swift concurrency's worker threads block SIGTERM, so Xvfb never sees a SIGTERM.
+        // A throwaway server needs no clean shutdown; Xvfb removes a dead server's stale lock itself.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs an X client tool against this server.
+    func run(_ tool: String, _ arguments: [String]) throws {
+        try TestDisplay.run("env", ["DISPLAY=\(display)", tool] + arguments)
+    }
+}
