@@ -45,7 +45,7 @@ let package = Package(
         // Protocol core: pure Swift, no C, no I/O.
         .target(name: "ZRCProtocol", swiftSettings: strict),
         // Pixel logic (change detection, rectangles, framebuffers): pure Swift, no C, no I/O.
-        .target(name: "ZRCFrames", swiftSettings: strict),
+        .target(name: "ZRCFrames", dependencies: ["ZRCProtocol"], swiftSettings: strict),
 
         // Adapters: each hides one C library behind Swift types.
         .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"], swiftSettings: strict),
@@ -81,7 +81,7 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", propertyBased], swiftSettings: strict),
-        .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", propertyBased], swiftSettings: strict),
+        .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased], swiftSettings: strict),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),

@@ -1,0 +1,57 @@
+public import ZRCProtocol
+
+/// The controller's copy of the remote screen: frame updates applied in order onto one
+/// framebuffer, with a version that moves on every change so a viewer polling it only ever
+/// redraws the newest state (latest wins; nothing queues up behind a slow terminal).
+public struct FrameCompositor: Sendable {
+    public private(set) var framebuffer = PixelBuffer(width: 0, height: 0)
+    /// Increases with every applied update.
+    public private(set) var version: UInt64 = 0
+    /// The newest update's header (timestamps, quality), without its pixel data.
+    public private(set) var lastFrameID: UInt64 = 0
+    public private(set) var lastTimestamps: (capture: UInt64, encodeDone: UInt64, send: UInt64) = (0, 0, 0)
+    /// Where the last update drew, for renderers that redraw only what changed.
+    public private(set) var lastDirty: [PixelRect] = []
+
+    public init() {}
+
+    public mutating func apply(_ update: FrameUpdate, decoder: inout some RegionDecoder) throws(FrameError) {
+        let width = Int(update.screenWidth), height = Int(update.screenHeight)
+        if framebuffer.width != width || framebuffer.height != height {
+            // A new screen size: start from black; the host sends the whole screen after a resize.
+            framebuffer = PixelBuffer(width: width, height: height)
+        }
+        var dirty: [PixelRect] = []
+        for rect in update.rects {
+            let area = PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
+            guard area.intersection(framebuffer.bounds) == area, !area.isEmpty else {
+                throw FrameError("frame \(update.frameID): rectangle \(area) lies outside the \(width)x\(height) screen")
+            }
+            switch rect.content {
+            case .solid(let pixel):
+                framebuffer.fill(area, rgb: pixel)
+            case .raw(let bgrx):
+                guard bgrx.count == area.area * PixelBuffer.bytesPerPixel else {
+                    throw FrameError("frame \(update.frameID): raw rectangle \(area) has \(bgrx.count) bytes")
+                }
+                framebuffer.blit(bgrx, into: area)
+            case .jpeg(let data):
+                let pixels: [UInt8]
+                do {
+                    pixels = try decoder.decodeJPEG(data, width: area.width, height: area.height)
+                } catch {
+                    throw FrameError("frame \(update.frameID): JPEG rectangle \(area) does not decode: \(error)")
+                }
+                guard pixels.count == area.area * PixelBuffer.bytesPerPixel else {
+                    throw FrameError("frame \(update.frameID): JPEG rectangle \(area) decoded to the wrong size")
+                }
+                framebuffer.blit(pixels, into: area)
+            }
+            dirty.append(area)
+        }
+        version &+= 1
+        lastFrameID = update.frameID
+        lastTimestamps = (update.captureMicros, update.encodeDoneMicros, update.sendMicros)
+        lastDirty = dirty
+    }
+}

@@ -1,0 +1,42 @@
+public import ZRCProtocol
+
+/// Turns a captured screen into the rectangles of the next frame update: only tiles that differ
+/// from what the controller already has, solid tiles as a colour, the rest as JPEG.
+public struct UpdatePlanner: Sendable {
+    public let detector: TileChangeDetector
+
+    public init(tileSize: Int = TileChangeDetector.defaultTileSize) {
+        detector = TileChangeDetector(tileSize: tileSize)
+    }
+
+    /// The rectangles that bring `previous` (the controller's picture) up to `current`.
+    /// `previous` of another size means "the controller has nothing": the whole screen is sent.
+    public func rects(previous: PixelBuffer, current: PixelBuffer, hints: [PixelRect]?, quality: Int, fullChroma: Bool,
+                      encoder: inout some RegionEncoder) throws -> [FrameRect] {
+        let sameSize = previous.width == current.width && previous.height == current.height
+        let changed = sameSize
+            ? detector.changedRegions(previous: previous, current: current, hints: hints)
+            : (current.bounds.isEmpty ? [] : [current.bounds])
+        let grid = TileGrid(width: current.width, height: current.height, tileSize: detector.tileSize)
+        var solid: [FrameRect] = []
+        var textured = TileMask(grid: grid)
+        for tile in grid.tiles(overlapping: changed) {
+            let rect = grid.rect(of: tile)
+            if let colour = TileComparison.solidColour(of: current, in: rect) {
+                solid.append(Self.frameRect(rect, .solid(pixel: colour)))
+            } else {
+                textured.insert(tile)
+            }
+        }
+        var result = solid
+        for rect in textured.mergedRects() {
+            let jpeg = try encoder.encodeJPEG(current, rect: rect, quality: quality, fullChroma: fullChroma)
+            result.append(Self.frameRect(rect, .jpeg(jpeg)))
+        }
+        return result
+    }
+
+    static func frameRect(_ rect: PixelRect, _ content: FrameRect.Content) -> FrameRect {
+        FrameRect(x: UInt16(rect.x), y: UInt16(rect.y), width: UInt16(rect.width), height: UInt16(rect.height), content: content)
+    }
+}

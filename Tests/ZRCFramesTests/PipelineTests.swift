@@ -1,0 +1,100 @@
+import PropertyBased
+import Testing
+import ZRCFrames
+import ZRCProtocol
+
+/// A lossless stand-in for JPEG so the pipeline's bookkeeping can be checked pixel-exactly.
+struct RawCodec: RegionEncoder, RegionDecoder {
+    var encodedRects: [PixelRect] = []
+
+    mutating func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8] {
+        encodedRects.append(rect)
+        return image.crop(rect)
+    }
+
+    mutating func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        guard data.count == width * height * 4 else { throw FrameError("size mismatch") }
+        return data
+    }
+}
+
+@Suite struct PipelineTests {
+    func update(_ rects: [FrameRect], width: Int, height: Int, id: UInt64 = 1) -> FrameUpdate {
+        FrameUpdate(frameID: id, captureMicros: 1, encodeDoneMicros: 2, sendMicros: 3, screenWidth: UInt32(width),
+                    screenHeight: UInt32(height), quality: 80, rects: rects)
+    }
+
+    @Test func aStaticScreenSendsNothing() throws {
+        let screen = ChangeDetectionTests.pattern(width: 320, height: 200)
+        var codec = RawCodec()
+        let rects = try UpdatePlanner().rects(previous: screen, current: screen, hints: nil, quality: 80, fullChroma: false, encoder: &codec)
+        #expect(rects.isEmpty)
+        #expect(codec.encodedRects.isEmpty)
+    }
+
+    @Test func solidTilesTravelAsAColour() throws {
+        let before = ChangeDetectionTests.pattern(width: 256, height: 128)
+        var after = before
+        after.fill(PixelRect(x: 64, y: 0, width: 128, height: 64), rgb: 0x336699)
+        var codec = RawCodec()
+        let rects = try UpdatePlanner().rects(previous: before, current: after, hints: nil, quality: 80, fullChroma: false, encoder: &codec)
+        #expect(rects.count == 2)
+        #expect(rects.allSatisfy { $0.content == .solid(pixel: 0x336699) })
+        #expect(codec.encodedRects.isEmpty)
+    }
+
+    @Test func aNewScreenSizeSendsEverything() throws {
+        let screen = ChangeDetectionTests.pattern(width: 200, height: 100)
+        var codec = RawCodec()
+        _ = try UpdatePlanner().rects(previous: PixelBuffer(width: 0, height: 0), current: screen, hints: nil, quality: 80,
+                                      fullChroma: false, encoder: &codec)
+        #expect(codec.encodedRects == [PixelRect(x: 0, y: 0, width: 200, height: 100)])
+    }
+
+    /// Whatever changes, the controller's composed frame equals the host's screen afterwards.
+    @Test func composedFramesMatchTheHostScreen() async {
+        await propertyCheck(count: 100, input: Gen.int(in: 1...260), Gen.int(in: 1...140), Gen.int(in: 1...4), Gen.int(in: 0...Int(UInt32.max))) {
+            width, height, steps, seed in
+            var random = Xorshift(seed: UInt64(seed) | 1)
+            var hostScreen = ChangeDetectionTests.pattern(width: width, height: height, seed: UInt32(seed & 0xFF))
+            var controllerView = PixelBuffer(width: 0, height: 0)
+            var compositor = FrameCompositor()
+            var codec = RawCodec()
+            for step in 0..<steps {
+                if step > 0 {
+                    let x = Int(random.next() % UInt64(width)), y = Int(random.next() % UInt64(height))
+                    let rect = PixelRect(x: x, y: y, width: min(width - x, 1 + Int(random.next() % 90)), height: min(height - y, 1 + Int(random.next() % 50)))
+                    if random.next() % 2 == 0 {
+                        hostScreen.fill(rect, rgb: UInt32(random.next() & 0xFFFFFF))
+                    } else {
+                        hostScreen.setPixel(x: x, y: y, rgb: UInt32(random.next() & 0xFFFFFF))
+                    }
+                }
+                let rects = try UpdatePlanner(tileSize: 16).rects(previous: controllerView, current: hostScreen, hints: nil, quality: 80,
+                                                                  fullChroma: false, encoder: &codec)
+                try compositor.apply(update(rects, width: width, height: height, id: UInt64(step)), decoder: &codec)
+                controllerView = compositor.framebuffer
+                #expect(controllerView == hostScreen)
+            }
+        }
+    }
+
+    @Test func rectanglesOutsideTheScreenAreRefused() {
+        var compositor = FrameCompositor()
+        var codec = RawCodec()
+        let outside = FrameRect(x: 90, y: 0, width: 20, height: 10, content: .solid(pixel: 0))
+        #expect(throws: FrameError.self) { try compositor.apply(update([outside], width: 100, height: 50), decoder: &codec) }
+    }
+
+    @Test func eachUpdateMovesTheVersionOn() throws {
+        var compositor = FrameCompositor()
+        var codec = RawCodec()
+        try compositor.apply(update([], width: 10, height: 10, id: 5), decoder: &codec)
+        try compositor.apply(update([FrameRect(x: 0, y: 0, width: 2, height: 2, content: .solid(pixel: 0xFF0000))], width: 10, height: 10, id: 6),
+                             decoder: &codec)
+        #expect(compositor.version == 2)
+        #expect(compositor.lastFrameID == 6)
+        #expect(compositor.framebuffer.pixel(x: 1, y: 1) == 0xFF0000)
+        #expect(compositor.lastDirty == [PixelRect(x: 0, y: 0, width: 2, height: 2)])
+    }
+}
