@@ -1,0 +1,122 @@
+public import ZRCProtocol
+
+/// One controller's stream of frame updates, as a pure state machine (sans-IO).
+///
+/// - The first change after idle goes out at once; while a frame is in flight (not yet
+///   acknowledged) further captures only mark that another is wanted, so a slow controller gets the
+///   newest screen next, never a queue of stale frames.
+/// - Motion is sent at moderate quality; tiles sent that way are remembered and, once the screen
+///   has been still for `refineDelayMicros`, re-sent at high quality with full chroma, so still text
+///   ends up sharp.
+public struct FrameStream: Sendable {
+    public struct Configuration: Sendable {
+        public var motionQuality: Int
+        public var refineQuality: Int
+        public var refineDelayMicros: UInt64
+        public var tileSize: Int
+
+        public init(motionQuality: Int = 70, refineQuality: Int = 92, refineDelayMicros: UInt64 = 100_000,
+                    tileSize: Int = TileChangeDetector.defaultTileSize) {
+            self.motionQuality = motionQuality
+            self.refineQuality = refineQuality
+            self.refineDelayMicros = refineDelayMicros
+            self.tileSize = tileSize
+        }
+    }
+
+    public var configuration: Configuration
+    private let planner: UpdatePlanner
+    /// The host pixels the controller's picture was made from.
+    private var sent = PixelBuffer(width: 0, height: 0)
+    private var lossy: TileMask?
+    private var lastChangeMicros: UInt64 = 0
+    private var nextFrameID: UInt64 = 1
+    public private(set) var inFlight: UInt64?
+    /// A capture was skipped while a frame was in flight; take one as soon as it is acknowledged.
+    public private(set) var captureWanted = false
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        planner = UpdatePlanner(tileSize: configuration.tileSize)
+    }
+
+    /// Whether a new capture would be used now.
+    public var canSend: Bool { inFlight == nil }
+
+    /// Offers a fresh capture. Returns the update to send, or nil when nothing changed or a frame
+    /// is still in flight (then `captureWanted` is set).
+    /// `clock` gives microseconds on the host's clock: it stamps the encode-done time (the sender
+    /// stamps `sendMicros` itself, just before writing).
+    public mutating func offer(_ screen: PixelBuffer, hints: [PixelRect]?, captureMicros: UInt64, clock: () -> UInt64,
+                               encoder: inout some RegionEncoder) throws -> FrameUpdate? {
+        guard inFlight == nil else {
+            captureWanted = true
+            return nil
+        }
+        captureWanted = false
+        let rects = try planner.rects(previous: sent, current: screen, hints: hints, quality: configuration.motionQuality,
+                                      fullChroma: false, encoder: &encoder)
+        guard !rects.isEmpty else { return nil }
+        rememberLossy(rects, screen: screen)
+        sent = screen
+        let encodeDone = clock()
+        lastChangeMicros = encodeDone
+        return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
+                          quality: configuration.motionQuality)
+    }
+
+    /// The controller acknowledged `frameID`.
+    public mutating func acknowledge(_ frameID: UInt64) {
+        if inFlight == frameID { inFlight = nil }
+    }
+
+    /// When the next refinement is due, if any (the caller schedules a call to `refine` then).
+    public var refinementDueMicros: UInt64? {
+        guard let lossy, !lossy.isEmpty else { return nil }
+        return lastChangeMicros + configuration.refineDelayMicros
+    }
+
+    /// Re-sends, at high quality, the tiles last sent lossily, once the screen has been still long
+    /// enough. `screen` must be the current capture; changed tiles are left to `offer`.
+    public mutating func refine(_ screen: PixelBuffer, captureMicros: UInt64, clock: () -> UInt64,
+                                encoder: inout some RegionEncoder) throws -> FrameUpdate? {
+        guard inFlight == nil, let due = refinementDueMicros, clock() >= due, let mask = lossy,
+              screen.width == sent.width, screen.height == sent.height
+        else { return nil }
+        var stillTiles = TileMask(grid: mask.grid)
+        for tile in mask.grid.tiles(overlapping: mask.mergedRects())
+        where TileComparison.equal(sent, screen, in: mask.grid.rect(of: tile)) {
+            stillTiles.insert(tile)
+        }
+        lossy = nil
+        guard !stillTiles.isEmpty else { return nil }
+        var rects: [FrameRect] = []
+        for rect in stillTiles.mergedRects() {
+            let jpeg = try encoder.encodeJPEG(screen, rect: rect, quality: configuration.refineQuality, fullChroma: true)
+            rects.append(UpdatePlanner.frameRect(rect, .jpeg(jpeg)))
+        }
+        return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: clock(),
+                          quality: configuration.refineQuality)
+    }
+
+    private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {
+        let grid = TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize)
+        var mask = lossy.flatMap { $0.grid == grid ? $0 : nil } ?? TileMask(grid: grid)
+        for rect in rects {
+            guard case .jpeg = rect.content else { continue }
+            let area = PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
+            for tile in grid.tiles(overlapping: [area]) { mask.insert(tile) }
+        }
+        lossy = mask
+    }
+
+    private mutating func makeUpdate(_ rects: [FrameRect], screen: PixelBuffer, captureMicros: UInt64, encodeDoneMicros: UInt64,
+                                     quality: Int) -> FrameUpdate {
+        let id = nextFrameID
+        nextFrameID += 1
+        inFlight = id
+        return FrameUpdate(frameID: id, captureMicros: captureMicros, encodeDoneMicros: encodeDoneMicros, sendMicros: encodeDoneMicros,
+                           screenWidth: UInt32(screen.width), screenHeight: UInt32(screen.height), quality: UInt8(quality),
+                           rects: rects)
+    }
+}

@@ -1,0 +1,73 @@
+import Testing
+import ZRCFrames
+import ZRCProtocol
+
+@Suite struct FrameStreamTests {
+    final class Clock {
+        var now: UInt64 = 1_000
+        func read() -> UInt64 { now }
+    }
+
+    @Test func firstChangeGoesOutAtOnceThenLatestWinsWhileInFlight() throws {
+        var stream = FrameStream()
+        var codec = RawCodec()
+        let clock = Clock()
+        var screen = ChangeDetectionTests.pattern(width: 200, height: 100)
+        let first = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
+        #expect(first.frameID == 1)
+        #expect(stream.inFlight == 1)
+
+        screen.setPixel(x: 5, y: 5, rgb: 0)
+        #expect(try stream.offer(screen, hints: nil, captureMicros: 2, clock: clock.read, encoder: &codec) == nil)
+        #expect(stream.captureWanted)
+        screen.setPixel(x: 150, y: 80, rgb: 0)
+
+        stream.acknowledge(1)
+        let next = try #require(try stream.offer(screen, hints: nil, captureMicros: 3, clock: clock.read, encoder: &codec))
+        #expect(next.frameID == 2)
+        #expect(Set(next.rects.map { "\($0.x),\($0.y)" }) == ["0,0", "128,64"], "both changes, in the newest state only")
+        #expect(!stream.captureWanted)
+    }
+
+    @Test func aStaticScreenSendsNothing() throws {
+        var stream = FrameStream()
+        var codec = RawCodec()
+        let clock = Clock()
+        let screen = ChangeDetectionTests.pattern(width: 64, height: 64)
+        _ = try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec)
+        stream.acknowledge(1)
+        #expect(try stream.offer(screen, hints: nil, captureMicros: 2, clock: clock.read, encoder: &codec) == nil)
+    }
+
+    @Test func stillAreasAreRefinedAtHighQualityOnce() throws {
+        var stream = FrameStream(configuration: .init(motionQuality: 60, refineQuality: 95, refineDelayMicros: 100_000))
+        var codec = RawCodec()
+        let clock = Clock()
+        let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
+        let motion = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
+        #expect(motion.quality == 60)
+        stream.acknowledge(motion.frameID)
+        #expect(stream.refinementDueMicros == 1_000 + 100_000)
+        clock.now = 50_000
+        #expect(try stream.refine(screen, captureMicros: 2, clock: clock.read, encoder: &codec) == nil, "not still long enough")
+        clock.now = 101_000
+        let refined = try #require(try stream.refine(screen, captureMicros: 3, clock: clock.read, encoder: &codec))
+        #expect(refined.quality == 95)
+        #expect(refined.rects.map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) }
+                == [PixelRect(x: 0, y: 0, width: 128, height: 64)])
+        stream.acknowledge(refined.frameID)
+        #expect(stream.refinementDueMicros == nil)
+        #expect(try stream.refine(screen, captureMicros: 4, clock: clock.read, encoder: &codec) == nil)
+    }
+
+    @Test func solidUpdatesNeedNoRefinement() throws {
+        var stream = FrameStream()
+        var codec = RawCodec()
+        let clock = Clock()
+        var screen = PixelBuffer(width: 128, height: 128)
+        screen.fill(screen.bounds, rgb: 0x224466)
+        let update = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
+        #expect(update.rects.allSatisfy { $0.content == .solid(pixel: 0x224466) })
+        #expect(stream.refinementDueMicros == nil)
+    }
+}
