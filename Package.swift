@@ -59,9 +59,9 @@ let package = Package(
 
         // Kits: wire the protocol core to real I/O.
         .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio, swiftSettings: strict),
-        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCNetworking", "ZRCStorage", logging] + nio,
+        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
                 swiftSettings: strict),
-        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCNetworking", "ZRCStorage", logging] + nio,
+        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
                 swiftSettings: strict),
 
         // Executables: the only place adapters are chosen and wired together (shared wiring in
@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", logging], swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
-                    dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol",
+                    dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                    logging] + nio,
                     swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import ZRCFrames
 import ZRCNetworking
 import ZRCProtocol
 
@@ -13,6 +14,7 @@ struct ControllerDialer: Sendable {
     let connectTimeout: Duration
     let handshakeTimeout: Duration
     let timings: ConnectionTimings
+    let makeDecoder: (@Sendable () -> any RegionDecoder)?
 
     /// Tries the addresses in order until a handshake completes. An address may reach another
     /// service or another machine (invites list every interface), so a failure there only moves on;
@@ -89,7 +91,7 @@ struct ControllerDialer: Sendable {
                 }
                 timer.cancel()
                 guard let response else { return }
-                let session = ControllerSession(response: response)
+                let session = ControllerSession(response: response, decoder: makeDecoder?())
                 established = session
                 let end = await SecureConnectionLoop.run(
                     channel: try handshake.establish(), inbound: &iterator, outbound: outbound, nioChannel: channel.channel,

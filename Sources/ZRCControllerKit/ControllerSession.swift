@@ -1,10 +1,26 @@
+public import ZRCFrames
 public import ZRCNetworking
 public import ZRCProtocol
 
 /// Something that happened on a session, in order.
 public enum ControllerEvent: Sendable {
     case message(ZRCMessage)
+    /// A frame update was composed; `pollFrame` returns it.
+    case frame(version: UInt64)
     case ended(ConnectionEnd)
+}
+
+/// The newest composed picture of the remote screen.
+public struct ComposedFrame: Sendable {
+    public let pixels: PixelBuffer
+    public let version: UInt64
+    public let frameID: UInt64
+    /// Host timestamps of the newest update (host monotonic clock, µs).
+    public let captureMicros: UInt64
+    public let encodeDoneMicros: UInt64
+    public let sendMicros: UInt64
+    /// Areas changed by the newest update.
+    public let dirty: [PixelRect]
 }
 
 /// An established, authenticated connection to a host, seen from the controller.
@@ -21,8 +37,11 @@ public actor ControllerSession {
     private var nextPingID: UInt64 = 1 << 63
     public private(set) var end: ConnectionEnd?
     private var endWaiters: [CheckedContinuation<ConnectionEnd, Never>] = []
+    private var compositor = FrameCompositor()
+    private var decoder: (any RegionDecoder)?
 
-    init(response: HandshakeResponsePayload) {
+    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?) {
+        self.decoder = decoder
         hostName = TerminalSafeText.sanitized(response.hostName)
         sessionID = response.sessionID
         granted = response.granted
@@ -31,12 +50,44 @@ public actor ControllerSession {
 
     func attach(_ connection: SecureConnection) { self.connection = connection }
 
-    func deliver(_ message: ZRCMessage) {
+    func deliver(_ message: ZRCMessage) async {
         if case .pong(let id, _, _) = message, let waiter = pingWaiters.removeValue(forKey: id) {
             waiter.resume(returning: WireClock.monotonicMicros())
             return
         }
+        if case .frameUpdate(let update) = message {
+            await compose(update)
+            return
+        }
         eventSink.yield(.message(message))
+    }
+
+    /// Applies an update and acknowledges it, which lets the host send the next one.
+    private func compose(_ update: FrameUpdate) async {
+        let received = WireClock.monotonicMicros()
+        guard var decoder else {
+            await connection?.close(reason: .protocolError, text: "this controller cannot decode frames")
+            return
+        }
+        do {
+            try compositor.apply(update, decoder: &decoder)
+            self.decoder = decoder
+        } catch {
+            await connection?.close(reason: .protocolError, text: "a frame update could not be applied: \(error)")
+            return
+        }
+        try? await connection?.send(.frameAck(frameID: update.frameID, receivedMicros: received,
+                                              decodedMicros: WireClock.monotonicMicros()))
+        eventSink.yield(.frame(version: compositor.version))
+    }
+
+    /// The newest composed frame if it is newer than `version` (latest wins: intermediate frames
+    /// a slow viewer did not poll are never shown).
+    public func pollFrame(newerThan version: UInt64 = 0) -> ComposedFrame? {
+        guard compositor.version > version else { return nil }
+        let (capture, encodeDone, send) = compositor.lastTimestamps
+        return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
+                             captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send, dirty: compositor.lastDirty)
     }
 
     func finished(_ end: ConnectionEnd) {

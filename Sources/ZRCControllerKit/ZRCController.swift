@@ -1,4 +1,5 @@
 public import Foundation
+public import ZRCFrames
 public import Logging
 import ZRCNetworking
 public import ZRCProtocol
@@ -11,15 +12,18 @@ public struct ControllerConfiguration: Sendable {
     public var handshakeTimeout: Duration
     public var keepaliveInterval: Duration
     public var deadPeerTimeout: Duration
+    /// A JPEG decoder per session, for frame updates; nil for a controller that shows no screen.
+    public var makeDecoder: (@Sendable () -> any RegionDecoder)?
 
     public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
                 handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
-                deadPeerTimeout: Duration = .seconds(20)) {
+                deadPeerTimeout: Duration = .seconds(20), makeDecoder: (@Sendable () -> any RegionDecoder)? = nil) {
         self.agent = agent
         self.connectTimeout = connectTimeout
         self.handshakeTimeout = handshakeTimeout
         self.keepaliveInterval = keepaliveInterval
         self.deadPeerTimeout = deadPeerTimeout
+        self.makeDecoder = makeDecoder
     }
 }
 
@@ -41,7 +45,8 @@ public struct ZRCController: Sendable {
             identity: identity, crypto: crypto, agent: configuration.agent, logger: logger,
             connectTimeout: configuration.connectTimeout, handshakeTimeout: configuration.handshakeTimeout,
             timings: ConnectionTimings(keepaliveInterval: configuration.keepaliveInterval,
-                                       deadPeerTimeout: configuration.deadPeerTimeout))
+                                       deadPeerTimeout: configuration.deadPeerTimeout),
+            makeDecoder: configuration.makeDecoder)
     }
 
     public func fingerprint(of key: NoisePublicKey) -> String { KeyDerivations.fingerprint(of: key, crypto: crypto) }
@@ -99,7 +104,7 @@ public struct ZRCController: Sendable {
                 throw ControllerError(.closedByHost, "the host ended the pairing: \(TerminalSafeText.sanitized(text))")
             case .ended(let end):
                 throw ControllerError(.connectionLost, "the pairing connection ended before the host confirmed: \(end)")
-            case .message:
+            case .message, .frame:
                 continue
             }
         }

@@ -65,11 +65,13 @@ struct Admission {
                                         "handshake from \(controller.name) is not newer than the last one accepted (replay, or its clock went back)")
             }
             let sessionID = await server.reserveSessionID()
+            var granted: SessionFlags = []
+            if case .session(let requested) = responder.payload.purpose, requested.contains(.viewOnly) { granted.insert(.viewOnly) }
             let response = try responder.accept(HandshakeResponsePayload(
-                sessionID: sessionID, granted: [], hostName: server.configuration.hostName))
+                sessionID: sessionID, granted: granted, hostName: server.configuration.hostName))
             try await outbound.write(ByteBuffer(bytes: response))
             let flow = SessionFlow(server: server, sessionID: sessionID, controllerKey: key, controllerName: controller.name,
-                                   agent: responder.payload.agent, logger: logger)
+                                   agent: responder.payload.agent, granted: granted, logger: logger)
             return AdmittedConnection(channel: try responder.establish(), flow: .session(flow))
         }
     }

@@ -23,11 +23,14 @@ public struct HostServerConfiguration: Sendable {
     public var randomSecret: @Sendable (Int) -> SecretBytes
     /// Wall-clock Unix seconds, for invite expiry (replaceable in tests).
     public var unixSeconds: @Sendable () -> UInt64
+    /// The screen and input to share; nil for a host that only pairs and answers pings.
+    public var sharing: ScreenSharing?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
                 controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes,
-                unixSeconds: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) }) {
+                unixSeconds: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) },
+                sharing: ScreenSharing? = nil) {
         self.listen = listen
         self.hostName = hostName
         self.advertisedAddresses = advertisedAddresses
@@ -38,5 +41,6 @@ public struct HostServerConfiguration: Sendable {
         self.maximumPendingHandshakes = maximumPendingHandshakes
         self.randomSecret = randomSecret
         self.unixSeconds = unixSeconds
+        self.sharing = sharing
     }
 }

@@ -12,6 +12,7 @@ struct SessionFlow: Sendable {
     let controllerKey: NoisePublicKey
     let controllerName: String
     let agent: String
+    let granted: SessionFlags
     let logger: Logger
 
     static let agentString = "zrc-host/0.1 (linux)"
@@ -22,10 +23,12 @@ struct SessionFlow: Sendable {
         logger[metadataKey: "controller"] = "\(controllerName)"
         logger[metadataKey: "session"] = "\(sessionID)"
         logger.notice("session started (\(TerminalSafeText.sanitized(agent)))")
+        let sharing = server.configuration.sharing
+        let streamer = StreamerSlot()
         let end = await SecureConnectionLoop.run(
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: server.configuration.timings, logger: logger,
-            started: { connection in
+            started: { [logger] connection in
                 guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
                                             connection: connection)
                 else {
@@ -33,20 +36,57 @@ struct SessionFlow: Sendable {
                     return
                 }
                 try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: Self.agentString))
+                if let sharing { await streamer.start(SessionStreamer(sharing: sharing, connection: connection, logger: logger)) }
             }
-        ) { [logger] message, connection in
+        ) { [logger, granted] message, connection in
             switch message {
             case .hello(_, _, let agent):
                 logger.debug("controller hello: \(TerminalSafeText.sanitized(agent))")
-            case .pong, .stats, .frameAck:
+            case .frameAck(let frameID, _, _):
+                await streamer.acknowledge(frameID)
+            case .input(let event):
+                guard let input = sharing?.input else {
+                    try? await connection.send(.error(code: .unsupported, text: "this host does not accept input"))
+                    return
+                }
+                guard !granted.contains(.viewOnly) else {
+                    try? await connection.send(.error(code: .inputRefused, text: "this session is view-only; input is ignored"))
+                    return
+                }
+                do {
+                    try await input.inject(event)
+                } catch {
+                    logger.warning("input not injected: \(error)")
+                    try? await connection.send(.error(code: .untypeable, text: "the host could not inject that input: \(error)"))
+                }
+            case .pong, .stats:
                 break
             default:
-                // Screen and input messages arrive with the next milestones; say so rather than
-                // silently dropping them.
-                try? await connection.send(.error(code: .unsupported, text: "this host does not handle \(message.type) messages yet"))
+                try? await connection.send(.error(code: .unsupported, text: "this host does not handle \(message.type) messages"))
             }
         }
+        await streamer.stop()
+        await sharing?.input?.releaseAll()
         await server.unregister(sessionID: sessionID)
         logger.notice("session ended: \(end)")
+    }
+}
+
+/// Holds a session's streamer so the message handler can reach it and the end can stop it.
+private actor StreamerSlot {
+    private var streamer: SessionStreamer?
+    private var task: Task<Void, Never>?
+
+    func start(_ streamer: SessionStreamer) {
+        self.streamer = streamer
+        task = Task { await streamer.run() }
+    }
+
+    func acknowledge(_ frameID: UInt64) async { await streamer?.acknowledge(frameID) }
+
+    func stop() {
+        task?.cancel()
+        task = nil
+        streamer = nil
     }
 }

@@ -19,7 +19,8 @@ final class HostHarness: Sendable {
     let clock = ClockOffset()
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
 
-    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(1)) throws {
+    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(1),
+         sharing: ScreenSharing? = nil) throws {
         let crypto = try SodiumCrypto()
         self.crypto = crypto
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
@@ -33,7 +34,7 @@ final class HostHarness: Sendable {
             timings: ConnectionTimings(keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3)),
             controlSocket: directory.appendingPathComponent("run/host.sock"),
             randomSecret: { crypto.randomSecret(count: $0) },
-            unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) })
+            unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) }, sharing: sharing)
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)
@@ -68,7 +69,8 @@ final class HostHarness: Sendable {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         let configuration = ControllerConfiguration(connectTimeout: .seconds(2), handshakeTimeout: .seconds(3),
-                                                    keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3))
+                                                    keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3),
+                                                    makeDecoder: { RawRegionCodec() })
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
                                        configuration: configuration, logger: log.logger)
         return (controller, identity)

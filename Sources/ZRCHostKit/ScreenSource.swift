@@ -1,0 +1,47 @@
+public import ZRCFrames
+public import ZRCProtocol
+
+/// What the host shares: implemented over X11 by the executable, by fakes in tests.
+public protocol ScreenSource: Sendable {
+    /// Captures the shared area now. `hints` are the areas that may have changed since the previous
+    /// capture (nil: unknown, compare everything).
+    func capture() async throws -> ScreenCapture
+    /// Returns when the screen may have changed, or after `timeout` at the latest.
+    func waitForChange(timeout: Duration) async
+}
+
+public struct ScreenCapture: Sendable {
+    public var pixels: PixelBuffer
+    public var hints: [PixelRect]?
+    public var captureMicros: UInt64
+
+    public init(pixels: PixelBuffer, hints: [PixelRect]?, captureMicros: UInt64) {
+        self.pixels = pixels
+        self.hints = hints
+        self.captureMicros = captureMicros
+    }
+}
+
+/// Where the controller's input goes: XTest in the executable, a recorder in tests.
+public protocol InputSink: Sendable {
+    func inject(_ event: InputEvent) async throws
+    /// Releases every key and button still held (a session ended mid-press).
+    func releaseAll() async
+}
+
+/// The screen-sharing parts a server is given; absent for a host that only pairs and pings.
+public struct ScreenSharing: Sendable {
+    public var source: any ScreenSource
+    public var input: (any InputSink)?
+    /// A fresh JPEG encoder per session (encoders are not shared between tasks).
+    public var makeEncoder: @Sendable () -> any RegionEncoder
+    public var stream: FrameStream.Configuration
+
+    public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () -> any RegionEncoder,
+                stream: FrameStream.Configuration = .init()) {
+        self.source = source
+        self.input = input
+        self.makeEncoder = makeEncoder
+        self.stream = stream
+    }
+}

@@ -1,0 +1,61 @@
+import Logging
+import ZRCFrames
+import ZRCNetworking
+import ZRCProtocol
+
+/// Streams the screen to one session: waits for changes, captures, sends only what changed, and
+/// refines still areas; the single owner of that session's `FrameStream` and encoder.
+actor SessionStreamer {
+    private let sharing: ScreenSharing
+    private let connection: SecureConnection
+    private let logger: Logger
+    private var stream: FrameStream
+    private var encoder: any RegionEncoder
+
+    init(sharing: ScreenSharing, connection: SecureConnection, logger: Logger) {
+        self.sharing = sharing
+        self.connection = connection
+        self.logger = logger
+        stream = FrameStream(configuration: sharing.stream)
+        encoder = sharing.makeEncoder()
+    }
+
+    /// Runs until the connection closes or the task is cancelled.
+    func run() async {
+        while !Task.isCancelled, await connection.isOpen {
+            do {
+                try await step()
+            } catch {
+                logger.error("screen streaming stopped: \(error)")
+                await connection.close(reason: .internalError, text: "the host could not capture or encode its screen")
+                return
+            }
+            await sharing.source.waitForChange(timeout: waitTime())
+        }
+    }
+
+    func acknowledge(_ frameID: UInt64) { stream.acknowledge(frameID) }
+
+    private func waitTime() -> Duration {
+        guard stream.canSend else { return .milliseconds(20) }
+        if let due = stream.refinementDueMicros {
+            let now = WireClock.monotonicMicros()
+            return .microseconds(Int64(due > now ? due - now : 0))
+        }
+        return .seconds(1)
+    }
+
+    private func step() async throws {
+        guard stream.canSend else { return }
+        let capture = try await sharing.source.capture()
+        var update = try stream.offer(capture.pixels, hints: capture.hints, captureMicros: capture.captureMicros,
+                                      clock: WireClock.monotonicMicros, encoder: &encoder)
+        if update == nil {
+            update = try stream.refine(capture.pixels, captureMicros: capture.captureMicros, clock: WireClock.monotonicMicros,
+                                       encoder: &encoder)
+        }
+        guard var update else { return }
+        update.sendMicros = WireClock.monotonicMicros()
+        try await connection.send(.frameUpdate(update))
+    }
+}

@@ -1,0 +1,59 @@
+import Synchronization
+import ZRCFrames
+import ZRCHostKit
+import ZRCNetworking
+import ZRCProtocol
+
+/// A screen the test draws on, and the input the host injected, for frame-pipeline tests
+/// without an X server (the X11 adapter has its own tests under Xvfb).
+final class FakeScreen: ScreenSource, InputSink {
+    private let state: Mutex<(pixels: PixelBuffer, changed: Bool, captures: Int, input: [InputEvent], released: Int)>
+
+    init(width: Int, height: Int) {
+        var pixels = PixelBuffer(width: width, height: height)
+        for y in 0..<height { for x in 0..<width { pixels.setPixel(x: x, y: y, rgb: UInt32(x * 7 ^ y * 13) & 0xFFFFFF) } }
+        state = Mutex((pixels, true, 0, [], 0))
+    }
+
+    func draw(_ body: (inout PixelBuffer) -> Void) {
+        state.withLock { state in
+            body(&state.pixels)
+            state.changed = true
+        }
+    }
+
+    var pixels: PixelBuffer { state.withLock { $0.pixels } }
+    var captures: Int { state.withLock { $0.captures } }
+    var injected: [InputEvent] { state.withLock { $0.input } }
+    var releases: Int { state.withLock { $0.released } }
+
+    func capture() async throws -> ScreenCapture {
+        state.withLock { state in
+            state.changed = false
+            state.captures += 1
+            return ScreenCapture(pixels: state.pixels, hints: nil, captureMicros: WireClock.monotonicMicros())
+        }
+    }
+
+    func waitForChange(timeout: Duration) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline, !state.withLock({ $0.changed }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func inject(_ event: InputEvent) async throws { state.withLock { $0.input.append(event) } }
+
+    func releaseAll() async { state.withLock { $0.released += 1 } }
+}
+
+/// Lossless stand-in for JPEG so composed frames can be compared pixel-exactly.
+struct RawRegionCodec: RegionEncoder, RegionDecoder {
+    func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8] { image.crop(rect) }
+
+    func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        guard data.count == width * height * 4 else { throw FrameError("size mismatch") }
+        return data
+    }
+}

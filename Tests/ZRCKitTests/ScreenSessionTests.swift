@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import ZRCControllerKit
+import ZRCFrames
+import ZRCHostKit
+import ZRCProtocol
+
+/// The frame pipeline and input path through a real host server and controller over loopback,
+/// with a fake screen and a lossless codec so results are exact.
+@Suite struct ScreenSessionTests {
+    func start(screen: FakeScreen) async throws -> (HostHarness, ZRCController) {
+        let sharing = ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() })
+        let harness = try HostHarness(sharing: sharing)
+        _ = try await harness.start()
+        let (controller, _) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        return (harness, controller)
+    }
+
+    func waitForFrame(_ session: ControllerSession, matching expected: PixelBuffer, after version: UInt64 = 0) async -> ComposedFrame? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        while clock.now < deadline {
+            if let frame = await session.pollFrame(newerThan: version), frame.pixels == expected { return frame }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    @Test func theControllerComposesTheHostScreenAndOnlyChangesFollow() async throws {
+        let screen = FakeScreen(width: 320, height: 200)
+        let (harness, controller) = try await start(screen: screen)
+        defer { Task { await harness.stop() } }
+        let session = try await controller.connect(to: "desk")
+        let first = try #require(await waitForFrame(session, matching: screen.pixels))
+
+        screen.draw { $0.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000) }
+        let second = try #require(await waitForFrame(session, matching: screen.pixels, after: first.version))
+        #expect(second.dirty == [PixelRect(x: 64, y: 64, width: 64, height: 64)], "only the changed tile travels")
+        #expect(second.captureMicros <= second.encodeDoneMicros && second.encodeDoneMicros <= second.sendMicros)
+
+        // Once the still areas have been refined (100 ms after the last change), a static screen sends
+        // nothing but keepalives.
+        try await Task.sleep(for: .milliseconds(500))
+        let before = await session.pollFrame()?.version ?? 0
+        try await Task.sleep(for: .seconds(2))
+        #expect(await session.pollFrame(newerThan: before) == nil)
+        await session.close()
+    }
+
+    @Test func inputReachesTheHostUnlessTheSessionIsViewOnly() async throws {
+        let screen = FakeScreen(width: 64, height: 64)
+        let (harness, controller) = try await start(screen: screen)
+        defer { Task { await harness.stop() } }
+        let events: [InputEvent] = [.pointerMove(x: 10, y: 20), .button(1, pressed: true, x: 10, y: 20),
+                                    .key(keysym: 0x61, pressed: true, modifiers: [.shift]), .text("héllo ✓")]
+        let session = try await controller.connect(to: "desk")
+        for event in events { try await session.send(.input(event)) }
+        _ = try await session.ping()
+        #expect(screen.injected == events)
+        await session.close()
+        _ = await session.waitUntilEnded()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(screen.releases >= 1, "held keys and buttons are released when a session ends")
+
+        let viewer = try await controller.connect(to: "desk", viewOnly: true)
+        #expect(viewer.granted.contains(.viewOnly))
+        try await viewer.send(.input(.pointerMove(x: 1, y: 1)))
+        var refused = false
+        for await event in viewer.events {
+            if case .message(.error(let code, _)) = event, code == .inputRefused { refused = true; break }
+        }
+        #expect(refused)
+        #expect(screen.injected == events, "nothing from the view-only session was injected")
+        await viewer.close()
+    }
+}
