@@ -67,12 +67,13 @@ let package = Package(
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
-                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", argumentParser, logging],
+                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", argumentParser,
+                               logging],
                 swiftSettings: strict),
         .executableTarget(
             name: "zrc-host",
             dependencies: ["ZRCHostKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
-                           "ZRCJPEG", argumentParser, logging],
+                           "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
         .executableTarget(
             name: "zrc-ctl",

@@ -100,7 +100,10 @@ struct ControllerDialer: Sendable {
                         await session.attach(connection)
                         // A pairing connection's first message must be the pairing request.
                         if case .session = purpose {
-                            try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: agent))
+                            // Announcing frame support asks the host to stream the screen.
+                            let capabilities: Capabilities = makeDecoder == nil ? [] : [.jpegRects, .solidRects, .rawRects]
+                            try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion,
+                                                              capabilities: capabilities, agent: agent))
                         }
                         once.resume(.success(session))
                     },

@@ -34,10 +34,10 @@ public struct ScreenSharing: Sendable {
     public var source: any ScreenSource
     public var input: (any InputSink)?
     /// A fresh JPEG encoder per session (encoders are not shared between tasks).
-    public var makeEncoder: @Sendable () -> any RegionEncoder
+    public var makeEncoder: @Sendable () throws -> any RegionEncoder
     public var stream: FrameStream.Configuration
 
-    public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () -> any RegionEncoder,
+    public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () throws -> any RegionEncoder,
                 stream: FrameStream.Configuration = .init()) {
         self.source = source
         self.input = input

@@ -28,20 +28,29 @@ struct SessionFlow: Sendable {
         let end = await SecureConnectionLoop.run(
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: server.configuration.timings, logger: logger,
-            started: { [logger] connection in
+            started: { connection in
                 guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
                                             connection: connection)
                 else {
                     await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
                     return
                 }
-                try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: [], agent: Self.agentString))
-                if let sharing { await streamer.start(SessionStreamer(sharing: sharing, connection: connection, logger: logger)) }
+                let capabilities: Capabilities = sharing == nil ? [] : [.jpegRects, .solidRects]
+                try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: capabilities,
+                                                  agent: Self.agentString))
             }
         ) { [logger, granted] message, connection in
             switch message {
-            case .hello(_, _, let agent):
+            case .hello(_, let capabilities, let agent):
                 logger.debug("controller hello: \(TerminalSafeText.sanitized(agent))")
+                // Frames go only to controllers that can draw them (`zrc-ctl ping` cannot).
+                guard let sharing, capabilities.isSuperset(of: [.jpegRects, .solidRects]) else { return }
+                do {
+                    await streamer.start(try SessionStreamer(sharing: sharing, connection: connection, logger: logger))
+                } catch {
+                    logger.error("cannot stream the screen: \(error)")
+                    await connection.close(reason: .internalError, text: "the host cannot encode its screen")
+                }
             case .frameAck(let frameID, _, _):
                 await streamer.acknowledge(frameID)
             case .input(let event):
@@ -78,6 +87,7 @@ private actor StreamerSlot {
     private var task: Task<Void, Never>?
 
     func start(_ streamer: SessionStreamer) {
+        guard self.streamer == nil else { return }  // a repeated hello starts nothing new
         self.streamer = streamer
         task = Task { await streamer.run() }
     }

@@ -12,12 +12,12 @@ actor SessionStreamer {
     private var stream: FrameStream
     private var encoder: any RegionEncoder
 
-    init(sharing: ScreenSharing, connection: SecureConnection, logger: Logger) {
+    init(sharing: ScreenSharing, connection: SecureConnection, logger: Logger) throws {
         self.sharing = sharing
         self.connection = connection
         self.logger = logger
         stream = FrameStream(configuration: sharing.stream)
-        encoder = sharing.makeEncoder()
+        encoder = try sharing.makeEncoder()
     }
 
     /// Runs until the connection closes or the task is cancelled.

@@ -23,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("advertise"), help: "An address to put into invites (repeatable; default: this machine's addresses).")
     var advertise: [String] = []
 
+    @Option(help: "The X display to share (default: $DISPLAY). Without one the host only pairs and answers pings.")
+    var display: String?
+
     func validate() throws {
         if let listen, HostPort(parsing: listen, allowingAnyPort: true) == nil {
             throw ValidationError("--listen `\(listen)` is not host:port (IPv6 as [addr]:port)")
@@ -51,7 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
                 timings: ConnectionTimings(keepaliveInterval: .seconds(config.keepaliveIntervalSeconds),
                                            deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
                 controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
-                randomSecret: { crypto.randomSecret(count: $0) })
+                randomSecret: { crypto.randomSecret(count: $0) },
+                sharing: try screenSharing(context))
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                     controllers: context.controllers, logger: context.logger)
             let serving = Task {
@@ -77,6 +81,22 @@ struct ServeCommand: AsyncParsableCommand {
                 if Task.isCancelled || serving.isCancelled { return }
                 throw CommandError(.failure, "cannot serve on \(listenAddress): \(error)")
             }
+        }
+    }
+
+    /// The X display's screen, or nil (with a notice) when no display is given at all.
+    private func screenSharing(_ context: HostContext) throws(CommandError) -> ScreenSharing? {
+        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"]
+        guard let name, !name.isEmpty else {
+            context.logger.notice("no X display (--display or $DISPLAY): sharing no screen; pairing and pings still work")
+            return nil
+        }
+        do {
+            let source = try X11ScreenSource(displayName: name, logger: context.logger)
+            _ = try TurboJPEGCodec()  // fail now, not per session, if libjpeg-turbo cannot start
+            return ScreenSharing(source: source, input: nil, makeEncoder: { try TurboJPEGCodec() })
+        } catch {
+            throw CommandError(.failure, "cannot share display \(name): \(error)")
         }
     }
 }
