@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .executable(name: "zrc-host", targets: ["zrc-host"]),
         .executable(name: "zrc-ctl", targets: ["zrc-ctl"]),
+        .executable(name: "zrc-bench", targets: ["zrc-bench"]),
         .library(name: "ZRCControllerKit", targets: ["ZRCControllerKit"]),
     ],
     dependencies: [
@@ -79,6 +80,12 @@ let package = Package(
             name: "zrc-ctl",
             dependencies: ["ZRCControllerKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
                            "ZRCChafa", "ZRCJPEG", argumentParser, logging],
+            swiftSettings: strict),
+
+        // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
+        .executableTarget(
+            name: "zrc-bench",
+            dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
 
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", propertyBased], swiftSettings: strict),
