@@ -23,6 +23,8 @@ public struct X11Error: Error, Sendable, Hashable, CustomStringConvertible {
         /// outside X's 16-bit range, a control character in text, or a keysym for which no keycode
         /// could be found or bound.
         case invalidInput
+        /// A `--monitor` name or index that names no monitor. The message lists the monitors.
+        case noSuchMonitor
     }
 
     public let kind: Kind
