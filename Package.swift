@@ -94,7 +94,8 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol"], swiftSettings: strict),
-        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", logging], swiftSettings: strict),
+        // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
+        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", "CXCB", logging], swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                    logging] + nio,

@@ -16,6 +16,15 @@ public struct X11Error: Error, Sendable, Hashable, CustomStringConvertible {
         /// A MIT-SHM segment could not be created or attached. The capturer handles this itself by
         /// falling back to GetImage; it reaches callers only from lower-level calls.
         case sharedMemoryFailed
+        /// The server lacks an extension the operation needs (XTEST for input, DAMAGE, XFIXES).
+        /// The message names it.
+        case extensionMissing
+        /// Input the caller asked for that cannot be injected: a button outside 1…7, a coordinate
+        /// outside X's 16-bit range, a control character in text, or a keysym for which no keycode
+        /// could be found or bound.
+        case invalidInput
+        /// A `--monitor` name or index that names no monitor. The message lists the monitors.
+        case noSuchMonitor
     }
 
     public let kind: Kind
