@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let source = try X11ScreenSource(displayName: name, logger: context.logger)
             _ = try TurboJPEGCodec()  // fail now, not per session, if libjpeg-turbo cannot start
-            return ScreenSharing(source: source, input: nil, makeEncoder: { try TurboJPEGCodec() })
+            return ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
         } catch {
             throw CommandError(.failure, "cannot share display \(name): \(error)")
         }
