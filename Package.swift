@@ -88,6 +88,8 @@ let package = Package(
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
 
+        // Helpers shared by the test targets.
+        .target(name: "ZRCTestSupport", dependencies: [logging], path: "Tests/ZRCTestSupport", swiftSettings: strict),
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", propertyBased], swiftSettings: strict),
         .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased], swiftSettings: strict),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
@@ -95,10 +97,11 @@ let package = Package(
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol"], swiftSettings: strict),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
-        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", "CXCB", logging], swiftSettings: strict),
+        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", logging],
+                    swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
-                                   logging] + nio,
+                                   "ZRCTestSupport", logging] + nio,
                     swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),
     ]

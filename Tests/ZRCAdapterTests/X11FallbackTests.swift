@@ -1,3 +1,4 @@
+import ZRCTestSupport
 import Testing
 import ZRCX11
 

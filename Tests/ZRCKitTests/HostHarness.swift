@@ -1,3 +1,4 @@
+import ZRCTestSupport
 import Foundation
 import Logging
 import Synchronization

@@ -1,15 +1,31 @@
-import Logging
+public import Logging
 import Synchronization
 
-/// Collects log lines so tests can check that a fallback was announced with its reason.
-final class LogCapture: Sendable {
+/// Collects log lines so tests can check that what should be logged (a refused connection, a
+/// capture fallback) was logged with its reason.
+public final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
 
-    var logger: Logger {
+    public init() {}
+
+    public var logger: Logger {
         Logger(label: "test") { _ in Handler(capture: self) }
     }
 
-    var all: [String] { lines.withLock { $0 } }
+    public var all: [String] { lines.withLock { $0 } }
+
+    public func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+
+    /// Waits up to `timeout` for a line containing `text`.
+    public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return contains(text)
+    }
 
     fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
 
