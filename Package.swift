@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-ctl",
             dependencies: ["ZRCControllerKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
-                           "ZRCChafa", "ZRCJPEG", argumentParser, logging],
+                           "ZRCChafa", "ZRCJPEG", "ZRCFrames", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
 
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.

@@ -52,7 +52,8 @@ prepare_display() {
     [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]] || break
   done
   say "no X display given: starting a virtual one (Xvfb :$n, 1920x1080)"
-  Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >"$state/xvfb.log" 2>&1 &
+  # -noreset: otherwise the server resets (and forgets the background) whenever its last client leaves.
+  Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp -noreset >"$state/xvfb.log" 2>&1 &
   remember xvfb $!
   export DISPLAY=":$n"
   echo "$DISPLAY" >"$state/display"

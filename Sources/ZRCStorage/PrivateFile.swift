@@ -80,9 +80,15 @@ public enum PrivateFile {
     }
 
     /// Replaces `file` atomically with `bytes`, mode 0600, creating its directory (0700) if needed.
-    public static func writeAtomically(_ bytes: [UInt8], to file: URL) throws(StorageError) {
+    /// `tighteningDirectory: false` leaves an existing directory as it is (a user's own folder, e.g.
+    /// for a screenshot), and only requires it to exist.
+    public static func writeAtomically(_ bytes: [UInt8], to file: URL, tighteningDirectory: Bool = true) throws(StorageError) {
         let directory = file.deletingLastPathComponent()
-        try ensurePrivateDirectory(directory)
+        if tighteningDirectory {
+            try ensurePrivateDirectory(directory)
+        } else if !FileManager.default.fileExists(atPath: directory.path) {
+            throw StorageError(.io, path: directory.path, reason: "the directory does not exist")
+        }
         let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let tempPath = temporary.path
         let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ZRCCommandSupport
 import ZRCControllerKit
+import ZRCFrames
 import ZRCProtocol
 import ZRCStorage
 
@@ -50,11 +51,25 @@ struct ControllerContext {
     }
 
     /// The controller core with this machine's identity (created on first use).
-    func controller() throws(CommandError) -> ZRCController {
+    /// `showsScreen` asks hosts for frames (decoded with libjpeg-turbo); `ping` and the like do not.
+    func controller(showsScreen: Bool = false) throws(CommandError) -> ZRCController {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
-        return ZRCController(identity: identity, crypto: crypto, knownHosts: knownHosts, controllerName: controllerName, logger: logger)
+        var configuration = ControllerConfiguration()
+        if showsScreen {
+            do {
+                _ = try TurboJPEGCodec()
+            } catch {
+                throw CommandError(.internal, "libjpeg-turbo could not start: \(error)")
+            }
+            configuration.makeDecoder = { () -> any RegionDecoder in
+                if let codec = try? TurboJPEGCodec() { return codec }
+                return UnavailableDecoder()
+            }
+        }
+        return ZRCController(identity: identity, crypto: crypto, knownHosts: knownHosts, controllerName: controllerName,
+                             configuration: configuration, logger: logger)
     }
 }
 
@@ -70,5 +85,13 @@ extension CommandError {
             case .closedByHost, .connectionLost, .closed, .nameInUse: .failure
             }
         self.init(kind, error.message)
+    }
+}
+
+/// Stands in if a decoder cannot start mid-run (checked at start, so only after the library broke):
+/// every frame then fails to apply and the session ends with that reason.
+private struct UnavailableDecoder: RegionDecoder {
+    func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        throw FrameError("libjpeg-turbo is not available")
     }
 }

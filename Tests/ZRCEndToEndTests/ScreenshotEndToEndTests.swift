@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// The real screen path: `zrc-host serve` captures a private Xvfb (MIT-SHM), sends solid tiles and
+/// JPEG rectangles, and `zrc-ctl screenshot` composes and saves them.
+@Suite struct ScreenshotEndToEndTests {
+    @Test func aScreenshotShowsTheHostsScreen() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let display = try await PrivateDisplay.start()
+        defer { display.stop() }
+        // Blue with a red grid every 16 pixels: solid tiles and textured ones.
+        try PrivateDisplay.run("/usr/bin/xsetroot", ["-display", display.name, "-mod", "16", "16", "-fg", "#ff0000", "-bg", "#0000ff"])
+
+        let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
+        let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name],
+                                  role: "host")
+        defer { Task { await host.terminate() } }
+        #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
+        #expect(host.stderr.contains("capture via MIT-SHM"), "\(host.stderr)")
+        let invite = try await env.invite(keyID: hostKey)
+        let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+        #expect(pair.status == 0, "\(pair.stderr)")
+
+        let file = env.root.appendingPathComponent("screen.png")
+        let shot = try await env.run("zrc-ctl", ["screenshot", "desk", file.path, "--key-id", controllerKey], role: "controller")
+        #expect(shot.status == 0, "\(shot.stderr)")
+        #expect(shot.stdout.contains("Saved 640x480"))
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // Count colours with an independent PNG reader.
+        let summary = try PrivateDisplay.run("/usr/bin/python3", ["-c", """
+            import struct, sys, zlib
+            d = open(sys.argv[1], 'rb').read(); pos = 8; idat = b''
+            while pos < len(d):
+                l, k = struct.unpack('>I4s', d[pos:pos + 8]); b = d[pos + 8:pos + 8 + l]
+                if k == b'IHDR': w, h = struct.unpack('>II', b[:8])
+                if k == b'IDAT': idat += b
+                pos += 12 + l
+            raw = zlib.decompress(idat); s = 1 + w * 3; blue = red = 0
+            for y in range(h):
+                for x in range(w):
+                    r, g, b = raw[y * s + 1 + x * 3:y * s + 4 + x * 3]
+                    if r < 24 and g < 24 and b > 231: blue += 1
+                    if r > 231 and g < 24 and b < 24: red += 1
+            print(w, h, blue * 100 // (w * h), red * 100 // (w * h))
+            """, file.path])
+        let numbers = summary.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(numbers.count == 4 && numbers[0] == 640 && numbers[1] == 480, "\(summary)")
+        #expect(numbers.count == 4 && numbers[2] >= 80, "mostly blue: \(summary)")
+        #expect(numbers.count == 4 && numbers[3] >= 3, "the red grid is there: \(summary)")
+    }
+}
+
+/// An Xvfb of the test's own, so no other test paints its root window.
+struct PrivateDisplay {
+    let name: String
+    let process: Process
+
+    static func start() async throws -> PrivateDisplay {
+        for number in Int.random(in: 300...600)...700 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+            // -noreset: the server must keep the background after xsetroot disconnects.
+            process.arguments = [":\(number)", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let display = PrivateDisplay(name: ":\(number)", process: process)
+            for _ in 0..<100 {
+                if (try? run("/usr/bin/xdpyinfo", ["-display", display.name])) != nil { return display }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            display.stop()
+            throw SetupError("Xvfb :\(number) did not start")
+        }
+        throw SetupError("no free X display number")
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Runs a program to completion and returns its standard output; throws on failure.
+    @discardableResult
+    static func run(_ path: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw SetupError("\(path) \(arguments.first ?? "") failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
