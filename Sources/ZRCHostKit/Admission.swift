@@ -65,14 +65,23 @@ struct Admission {
                                         "handshake from \(controller.name) is not newer than the last one accepted (replay, or its clock went back)")
             }
             let sessionID = await server.reserveSessionID()
-            var granted: SessionFlags = []
-            if case .session(let requested) = responder.payload.purpose, requested.contains(.viewOnly) { granted.insert(.viewOnly) }
-            let response = try responder.accept(HandshakeResponsePayload(
-                sessionID: sessionID, granted: granted, hostName: server.configuration.hostName))
-            try await outbound.write(ByteBuffer(bytes: response))
-            let flow = SessionFlow(server: server, sessionID: sessionID, controllerKey: key, controllerName: controller.name,
-                                   agent: responder.payload.agent, granted: granted, logger: logger)
-            return AdmittedConnection(channel: try responder.establish(), flow: .session(flow))
+            var requestedViewOnly = false
+            if case .session(let requested) = responder.payload.purpose { requestedViewOnly = requested.contains(.viewOnly) }
+            guard let granted = await server.admitSession(sessionID, requestedViewOnly: requestedViewOnly) else {
+                return try await reject(.refusedByPolicy, "\(controller.name) refused: another controller is in control (policy: refuse)")
+            }
+            do {
+                let response = try responder.accept(HandshakeResponsePayload(
+                    sessionID: sessionID, granted: granted, hostName: server.configuration.hostName))
+                try await outbound.write(ByteBuffer(bytes: response))
+                let flow = SessionFlow(server: server, sessionID: sessionID, controllerKey: key, controllerName: controller.name,
+                                       agent: responder.payload.agent, granted: granted, logger: logger)
+                return AdmittedConnection(channel: try responder.establish(), flow: .session(flow))
+            } catch {
+                // Control (if this session took it) must not stay reserved for a failed handshake.
+                await server.unregister(sessionID: sessionID)
+                throw error
+            }
         }
     }
 }

@@ -7,6 +7,8 @@ public enum HostControlRequest: Codable, Sendable, Equatable {
     case createInvite(lifetimeSeconds: Int, addresses: [String])
     case listControllers
     case revokeController(name: String)
+    case listSessions
+    case endSession(id: UInt64)
     case status
 }
 
@@ -14,6 +16,8 @@ public enum HostControlResponse: Codable, Sendable, Equatable {
     case invite(InviteSummary)
     case controllers([ControllerSummary])
     case revoked(name: String, endedSessions: Int)
+    case sessions([SessionSummary])
+    case sessionEnded(id: UInt64)
     case status(ServerStatus)
     case failure(message: String)
 }
@@ -63,5 +67,27 @@ public struct ServerStatus: Codable, Sendable, Equatable {
         self.listening = listening
         self.liveSessions = liveSessions
         self.openInvites = openInvites
+    }
+}
+
+public struct SessionSummary: Codable, Sendable, Equatable {
+    public var id: UInt64
+    public var controllerName: String
+    public var since: Date
+    public var viewOnly: Bool
+    /// Averages over the session's life so far.
+    public var updatesPerSecond: Double
+    public var bytesPerSecond: Double
+    public var roundTripMilliseconds: Double?
+
+    public init(id: UInt64, controllerName: String, since: Date, viewOnly: Bool, updatesPerSecond: Double, bytesPerSecond: Double,
+                roundTripMilliseconds: Double?) {
+        self.id = id
+        self.controllerName = controllerName
+        self.since = since
+        self.viewOnly = viewOnly
+        self.updatesPerSecond = updatesPerSecond
+        self.bytesPerSecond = bytesPerSecond
+        self.roundTripMilliseconds = roundTripMilliseconds
     }
 }

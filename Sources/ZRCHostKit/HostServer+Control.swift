@@ -34,6 +34,25 @@ extension HostServer {
             } catch {
                 return .failure(message: error.description)
             }
+        case .listSessions:
+            var summaries: [SessionSummary] = []
+            for entry in sessions.all.sorted(by: { $0.id < $1.id }) {
+                let seconds = max(Date().timeIntervalSince(entry.since), 0.001)
+                let rtt = await entry.connection.roundTripMicros
+                summaries.append(SessionSummary(
+                    id: entry.id, controllerName: entry.controllerName, since: entry.since, viewOnly: entry.viewOnly,
+                    updatesPerSecond: Double(await entry.connection.sentFrameUpdates) / seconds,
+                    bytesPerSecond: Double(await entry.connection.sentBytes) / seconds,
+                    roundTripMilliseconds: rtt.map { Double($0) / 1000 }))
+            }
+            return .sessions(summaries)
+        case .endSession(let id):
+            guard let entry = sessions.session(id: id) else {
+                return .failure(message: "no live session \(id); `zrc-host sessions` lists them")
+            }
+            await entry.connection.close(reason: .normal, text: "the host's user ended this session")
+            logger.notice("ended session \(id) of \(entry.controllerName) on request")
+            return .sessionEnded(id: id)
         case .status:
             return .status(ServerStatus(hostName: configuration.hostName, fingerprint: fingerprint,
                                         listening: boundAddress.map { [$0.description] } ?? [],

@@ -22,6 +22,8 @@ public actor HostServer {
     /// before a revoke must not register afterwards (the check and the registration are separate
     /// actor steps). Cleared when the key pairs again.
     var revokedKeys: Set<NoisePublicKey> = []
+    /// The session in control (input allowed); others are view-only or refused by policy.
+    private var controllingSession: UInt64?
     private var pendingHandshakes = 0
     private var nextConnectionID: UInt64 = 1
     /// The address actually bound (the port may have been 0).
@@ -100,16 +102,36 @@ public actor HostServer {
 
     func burnInvite(_ id: InviteID, connection: UInt64) { invites.burn(id: id.bytes, connection: connection) }
 
+    /// Decides a new session's mode in one actor step, so two controllers arriving together
+    /// cannot both take control. Nil: refused by policy.
+    func admitSession(_ sessionID: UInt64, requestedViewOnly: Bool) -> SessionFlags? {
+        if requestedViewOnly { return .viewOnly }
+        guard controllingSession != nil else {
+            controllingSession = sessionID
+            return []
+        }
+        switch configuration.policy {
+        case .viewOnly: return .viewOnly
+        case .refuse: return nil
+        }
+    }
+
     /// Registers a live session; false when its key was revoked since admission.
-    func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection) -> Bool {
+    func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection,
+                  viewOnly: Bool) -> Bool {
         guard !revokedKeys.contains(controllerKey) else { return false }
-        sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, since: Date()))
+        sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, since: Date(),
+                           viewOnly: viewOnly))
         return true
     }
 
     func paired(_ key: NoisePublicKey) { revokedKeys.remove(key) }
 
-    func unregister(sessionID: UInt64) { sessions.remove(id: sessionID) }
+    /// Also frees control: the next controller to connect may take it.
+    func unregister(sessionID: UInt64) {
+        sessions.remove(id: sessionID)
+        if controllingSession == sessionID { controllingSession = nil }
+    }
 
     func reserveSessionID() -> UInt64 { sessions.makeID() }
 }

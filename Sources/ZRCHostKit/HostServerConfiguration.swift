@@ -25,12 +25,14 @@ public struct HostServerConfiguration: Sendable {
     public var unixSeconds: @Sendable () -> UInt64
     /// The screen and input to share; nil for a host that only pairs and answers pings.
     public var sharing: ScreenSharing?
+    /// What a controller gets while another one is in control.
+    public var policy: SessionPolicy
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
                 controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes,
                 unixSeconds: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) },
-                sharing: ScreenSharing? = nil) {
+                sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly) {
         self.listen = listen
         self.hostName = hostName
         self.advertisedAddresses = advertisedAddresses
@@ -42,5 +44,14 @@ public struct HostServerConfiguration: Sendable {
         self.randomSecret = randomSecret
         self.unixSeconds = unixSeconds
         self.sharing = sharing
+        self.policy = policy
     }
+}
+
+/// One controlling session at a time; what further controllers get meanwhile.
+public enum SessionPolicy: String, Sendable, CaseIterable, Codable {
+    /// They may watch, but their input is refused.
+    case viewOnly = "view-only"
+    /// Their handshake is refused until the controlling session ends.
+    case refuse
 }

@@ -10,6 +10,7 @@ struct LiveSessions {
         let controllerName: String
         let connection: SecureConnection
         let since: Date
+        let viewOnly: Bool
     }
 
     private var entries: [UInt64: Entry] = [:]
@@ -27,6 +28,8 @@ struct LiveSessions {
     mutating func add(_ entry: Entry) { entries[entry.id] = entry }
 
     mutating func remove(id: UInt64) { entries[id] = nil }
+
+    func session(id: UInt64) -> Entry? { entries[id] }
 
     func sessions(of key: NoisePublicKey) -> [Entry] {
         entries.values.filter { $0.controllerKey == key }

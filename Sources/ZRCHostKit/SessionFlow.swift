@@ -30,7 +30,7 @@ struct SessionFlow: Sendable {
             timings: server.configuration.timings, logger: logger,
             started: { connection in
                 guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
-                                            connection: connection)
+                                            connection: connection, viewOnly: granted.contains(.viewOnly))
                 else {
                     await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
                     return
@@ -40,6 +40,7 @@ struct SessionFlow: Sendable {
                                                   agent: Self.agentString))
             }
         ) { [logger, granted] message, connection in
+
             switch message {
             case .hello(_, let capabilities, let agent):
                 logger.debug("controller hello: \(TerminalSafeText.sanitized(agent))")

@@ -15,6 +15,12 @@ public actor SecureConnection {
     private let nioChannel: any Channel
     private(set) var lastReceivedMicros = WireClock.monotonicMicros()
     private(set) var lastSentMicros = WireClock.monotonicMicros()
+    /// Encrypted bytes handed to the socket so far, and messages sent of each kind that matters
+    /// to a listing (frame updates).
+    public private(set) var sentBytes = 0
+    public private(set) var sentFrameUpdates = 0
+    /// The newest keepalive round trip, measured with this side's monotonic clock.
+    public private(set) var roundTripMicros: UInt64?
     private var closing = false
     /// Bytes sealed but not yet written: a peer that stops reading must not make this grow forever.
     private var queuedBytes = 0
@@ -51,6 +57,8 @@ public actor SecureConnection {
             throw SessionError(.protocolViolation, "the peer stopped reading; the connection was closed")
         }
         outbox.yield(bytes)
+        sentBytes += bytes.count
+        if case .frameUpdate = message { sentFrameUpdates += 1 }
         lastSentMicros = WireClock.monotonicMicros()
     }
 
@@ -65,6 +73,12 @@ public actor SecureConnection {
     }
 
     func didWrite(_ count: Int) { queuedBytes -= count }
+
+    /// A pong to one of our keepalive pings (sent with the monotonic clock) gives the round trip.
+    func pongArrived(pingSentAtMicros: UInt64) {
+        let now = WireClock.monotonicMicros()
+        if now >= pingSentAtMicros, now - pingSentAtMicros < 60_000_000 { roundTripMicros = now - pingSentAtMicros }
+    }
 
     func open(_ bytes: some Collection<UInt8>) throws(SessionError) -> [ZRCMessage] {
         lastReceivedMicros = WireClock.monotonicMicros()

@@ -59,6 +59,9 @@ public enum SecureConnectionLoop {
                         switch message {
                         case .ping(let id, let sentAt):
                             try? await connection.send(.pong(id: id, pingSentAtMicros: sentAt, receivedAtMicros: WireClock.unixMicros()))
+                        case .pong(_, let pingSentAt, _):
+                            await connection.pongArrived(pingSentAtMicros: pingSentAt)
+                            await handle(message, connection)
                         case .close(let reason, let text):
                             logger.info("peer closed: \(reason) \(TerminalSafeText.sanitized(text))")
                             await connection.end(.remote(reason: reason, text: text))

@@ -1,7 +1,8 @@
-import ArgumentParser
+public import ArgumentParser
 import Logging
 import ZRCStorage
 import ZRCCommandSupport
+public import ZRCHostKit
 
 /// Options every `zrc-host` subcommand accepts.
 struct HostOptions: ParsableArguments {
@@ -15,3 +16,5 @@ struct HostOptions: ParsableArguments {
     var logLevel: Logger.Level?
 }
 
+
+extension SessionPolicy: ExpressibleByArgument {}

@@ -26,6 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The X display to share (default: $DISPLAY). Without one the host only pairs and answers pings.")
     var display: String?
 
+    @Option(help: "While one controller is in control, others get: view-only (default) or refuse.")
+    var policy: SessionPolicy = .viewOnly
+
     func validate() throws {
         if let listen, HostPort(parsing: listen, allowingAnyPort: true) == nil {
             throw ValidationError("--listen `\(listen)` is not host:port (IPv6 as [addr]:port)")
@@ -55,7 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
                                            deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
                 controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
                 randomSecret: { crypto.randomSecret(count: $0) },
-                sharing: try screenSharing(context))
+                sharing: try screenSharing(context), policy: policy)
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                     controllers: context.controllers, logger: context.logger)
             let serving = Task {

@@ -10,5 +10,5 @@ struct ZRCHostCommand: AsyncParsableCommand {
             Start the server with `zrc-host serve`, then create a one-time invite with `zrc-host pair` \
             and paste it into `zrc-ctl pair` on the controller.
             """,
-        subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, IdentityCommand.self])
+        subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, SessionsCommand.self, IdentityCommand.self])
 }

@@ -21,7 +21,7 @@ final class HostHarness: Sendable {
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
 
     init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(1),
-         sharing: ScreenSharing? = nil) throws {
+         sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly) throws {
         let crypto = try SodiumCrypto()
         self.crypto = crypto
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
@@ -35,7 +35,8 @@ final class HostHarness: Sendable {
             timings: ConnectionTimings(keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3)),
             controlSocket: directory.appendingPathComponent("run/host.sock"),
             randomSecret: { crypto.randomSecret(count: $0) },
-            unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) }, sharing: sharing)
+            unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) }, sharing: sharing,
+            policy: policy)
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)

@@ -36,7 +36,7 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
         case .inviteBusy:
             "another pairing attempt is using this invite right now; try again in a few seconds"
         case .refusedByPolicy:
-            "the host refused another session under its session policy"
+            "another controller is in control of the host, and the host's policy refuses further sessions until it ends"
         case .malformed:
             "the host could not parse our handshake; are both sides running compatible ZRC versions?"
         }

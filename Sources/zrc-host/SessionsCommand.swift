@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import ZRCCommandSupport
+import ZRCHostKit
+
+struct SessionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessions",
+        abstract: "List live sessions, or end one.",
+        subcommands: [List.self, End.self],
+        defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Live sessions: controller, since, mode, updates/s, bytes/s, round-trip time (rates averaged over the session).")
+
+        @OptionGroup var options: HostOptions
+
+        func run() async throws {
+            try await CommandRunner.run(program: "zrc-host") {
+                let context = try HostContext.load(options, defaultLogLevel: .warning)
+                guard case .sessions(let sessions) = try await context.request(.listSessions) else {
+                    throw CommandError(.failure, "the server answered something other than a session list")
+                }
+                guard !sessions.isEmpty else {
+                    Console.line("No live sessions.")
+                    return
+                }
+                var rows = [["ID", "CONTROLLER", "SINCE", "MODE", "UPDATES/S", "BYTES/S", "RTT"]]
+                for session in sessions {
+                    rows.append([String(session.id), session.controllerName, TableText.date(session.since),
+                                 session.viewOnly ? "view-only" : "control", String(format: "%.1f", session.updatesPerSecond),
+                                 String(format: "%.0f", session.bytesPerSecond),
+                                 session.roundTripMilliseconds.map { String(format: "%.2f ms", $0) } ?? "-"])
+                }
+                Console.line(TableText.render(rows))
+            }
+        }
+    }
+
+    struct End: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "End a live session (the controller may reconnect unless revoked).")
+
+        @OptionGroup var options: HostOptions
+
+        @Argument(help: "The session ID, as `zrc-host sessions` lists it.")
+        var id: UInt64
+
+        func run() async throws {
+            try await CommandRunner.run(program: "zrc-host") {
+                let context = try HostContext.load(options, defaultLogLevel: .warning)
+                _ = try await context.request(.endSession(id: id))
+                Console.line("Ended session \(id).")
+            }
+        }
+    }
+}
