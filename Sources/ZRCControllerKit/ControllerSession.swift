@@ -38,6 +38,9 @@ public actor ControllerSession {
     public private(set) var end: ConnectionEnd?
     private var endWaiters: [CheckedContinuation<ConnectionEnd, Never>] = []
     private var compositor = FrameCompositor()
+    private var cursor = RemoteCursor()
+    /// How many cursor shapes arrived (each shape is sent once).
+    public private(set) var cursorShapesReceived = 0
     private var decoder: (any RegionDecoder)?
 
     init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?) {
@@ -55,9 +58,21 @@ public actor ControllerSession {
             waiter.resume(returning: WireClock.monotonicMicros())
             return
         }
-        if case .frameUpdate(let update) = message {
+        switch message {
+        case .frameUpdate(let update):
             await compose(update)
             return
+        case .cursorShape(let shape):
+            cursor.shape = shape
+            cursorShapesReceived += 1
+            return
+        case .cursorPosition(let x, let y, let visible, _):
+            cursor.x = x
+            cursor.y = y
+            cursor.visible = visible
+            return
+        default:
+            break
         }
         eventSink.yield(.message(message))
     }
@@ -80,6 +95,9 @@ public actor ControllerSession {
                                               decodedMicros: WireClock.monotonicMicros()))
         eventSink.yield(.frame(version: compositor.version))
     }
+
+    /// The remote pointer, for viewers that draw it themselves.
+    public func pollCursor() -> RemoteCursor { cursor }
 
     /// The newest composed frame if it is newer than `version` (latest wins: intermediate frames
     /// a slow viewer did not poll are never shown).
@@ -168,4 +186,14 @@ public actor ControllerSession {
         if let end { return end }
         return await withCheckedContinuation { endWaiters.append($0) }
     }
+}
+
+/// The host's pointer as last reported: its shape (sent once per shape) and position.
+public struct RemoteCursor: Sendable, Equatable {
+    public var shape: CursorShape?
+    public var x: Int32 = 0
+    public var y: Int32 = 0
+    public var visible = false
+
+    public init() {}
 }

@@ -8,6 +8,26 @@ public protocol ScreenSource: Sendable {
     func capture() async throws -> ScreenCapture
     /// Returns when the screen may have changed, or after `timeout` at the latest.
     func waitForChange(timeout: Duration) async
+    /// The pointer: its position always, its shape when it has one to report (nil when the source
+    /// has no cursor, e.g. a server without XFixes).
+    func cursor() async throws -> CursorState?
+}
+
+extension ScreenSource {
+    public func cursor() async throws -> CursorState? { nil }
+}
+
+/// The pointer as the host sees it; `shape.shapeID` changes exactly when the shape does.
+public struct CursorState: Sendable, Equatable {
+    public var x: Int32
+    public var y: Int32
+    public var shape: CursorShape
+
+    public init(x: Int32, y: Int32, shape: CursorShape) {
+        self.x = x
+        self.y = y
+        self.shape = shape
+    }
 }
 
 public struct ScreenCapture: Sendable {

@@ -11,6 +11,8 @@ actor SessionStreamer {
     private let logger: Logger
     private var stream: FrameStream
     private var encoder: any RegionEncoder
+    private var sentShapeID: UInt32?
+    private var sentPosition: (x: Int32, y: Int32)?
 
     init(sharing: ScreenSharing, connection: SecureConnection, logger: Logger) throws {
         self.sharing = sharing
@@ -38,6 +40,8 @@ actor SessionStreamer {
 
     private func waitTime() -> Duration {
         guard stream.canSend else { return .milliseconds(20) }
+        // Pointer motion is not screen damage: look at the cursor often enough to follow it.
+        if sentShapeID != nil { return .milliseconds(16) }
         if let due = stream.refinementDueMicros {
             let now = WireClock.monotonicMicros()
             return .microseconds(Int64(due > now ? due - now : 0))
@@ -46,6 +50,7 @@ actor SessionStreamer {
     }
 
     private func step() async throws {
+        try await sendCursor()
         guard stream.canSend else { return }
         let capture = try await sharing.source.capture()
         var update = try stream.offer(capture.pixels, hints: capture.hints, captureMicros: capture.captureMicros,
@@ -57,5 +62,19 @@ actor SessionStreamer {
         guard var update else { return }
         update.sendMicros = WireClock.monotonicMicros()
         try await connection.send(.frameUpdate(update))
+    }
+
+    /// The shape goes once per shape, the position whenever it moves; the controller draws the
+    /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles.
+    private func sendCursor() async throws {
+        guard let cursor = try await sharing.source.cursor() else { return }
+        if cursor.shape.shapeID != sentShapeID {
+            try await connection.send(.cursorShape(cursor.shape))
+            sentShapeID = cursor.shape.shapeID
+        }
+        if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y {
+            try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: true, shapeID: cursor.shape.shapeID))
+            sentPosition = (cursor.x, cursor.y)
+        }
     }
 }

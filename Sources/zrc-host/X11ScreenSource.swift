@@ -16,6 +16,8 @@ actor X11ScreenSource: ScreenSource, InputSink {
     private let capturer: ScreenCapturer
     private let damage: DamageMonitor
     private let injector: InputInjector
+    private let cursorMonitor: CursorMonitor?
+    private var shape: CursorShape?
     private let logger: Logger
     private var pendingHints: [PixelRect] = []
     private var firstCapture = true
@@ -25,6 +27,7 @@ actor X11ScreenSource: ScreenSource, InputSink {
         capturer = try ScreenCapturer(connection: connection, logger: logger)
         damage = try DamageMonitor(connection: connection)
         injector = try InputInjector(connection: connection)
+        cursorMonitor = try? CursorMonitor(connection: connection)
         self.logger = logger
         let screen = connection.screen
         let method = capturer.isUsingSharedMemory ? "MIT-SHM" : "GetImage"
@@ -58,6 +61,18 @@ actor X11ScreenSource: ScreenSource, InputSink {
             // without a thread blocked in poll(2).
             try? await Task.sleep(for: min(.milliseconds(4), deadline - clock.now))
         }
+    }
+
+    func cursor() async throws -> CursorState? {
+        guard let cursorMonitor else { return nil }
+        if let image = try cursorMonitor.changedImage() ?? (shape == nil ? cursorMonitor.currentImage() : nil),
+           image.width <= WireLimits.maxCursorSide, image.height <= WireLimits.maxCursorSide {
+            shape = CursorShape(shapeID: image.serial, width: UInt16(image.width), height: UInt16(image.height),
+                                hotX: UInt16(image.hotspotX), hotY: UInt16(image.hotspotY), rgba: image.rgba)
+        }
+        guard let shape else { return nil }
+        let position = try cursorMonitor.pointerPosition()
+        return CursorState(x: Int32(position.x), y: Int32(position.y), shape: shape)
     }
 
     private func collectDamage() throws {

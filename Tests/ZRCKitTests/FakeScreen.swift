@@ -43,6 +43,16 @@ final class FakeScreen: ScreenSource, InputSink {
         }
     }
 
+    private let pointer = Mutex<(x: Int32, y: Int32)>((5, 7))
+    static let arrow = CursorShape(shapeID: 42, width: 2, height: 2, hotX: 0, hotY: 0, rgba: [UInt8](repeating: 0xFF, count: 16))
+
+    func movePointer(x: Int32, y: Int32) { pointer.withLock { $0 = (x, y) } }
+
+    func cursor() async throws -> CursorState? {
+        let position = pointer.withLock { $0 }
+        return CursorState(x: position.x, y: position.y, shape: Self.arrow)
+    }
+
     func inject(_ event: InputEvent) async throws { state.withLock { $0.input.append(event) } }
 
     func releaseAll() async { state.withLock { $0.released += 1 } }

@@ -48,6 +48,30 @@ import ZRCProtocol
         await session.close()
     }
 
+    @Test func theCursorShapeTravelsOnceAndItsPositionFollows() async throws {
+        let screen = FakeScreen(width: 64, height: 64)
+        let (harness, controller) = try await start(screen: screen)
+        defer { Task { await harness.stop() } }
+        let session = try await controller.connect(to: "desk")
+        #expect(await waitFor { await session.pollCursor().x == 5 })
+        #expect(await session.pollCursor().shape == FakeScreen.arrow)
+        screen.movePointer(x: 40, y: 30)
+        #expect(await waitFor {
+            let cursor = await session.pollCursor()
+            return cursor.x == 40 && cursor.y == 30
+        })
+        #expect(await session.cursorShapesReceived == 1)
+        await session.close()
+    }
+
+    func waitFor(_ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<250 {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     @Test func inputReachesTheHostUnlessTheSessionIsViewOnly() async throws {
         let screen = FakeScreen(width: 64, height: 64)
         let (harness, controller) = try await start(screen: screen)
