@@ -62,7 +62,7 @@ struct Admission {
             let timestamp = responder.payload.timestampMicros
             guard try await server.controllers.recordHandshake(publicKey: key, timestampMicros: timestamp, at: Date()) else {
                 return try await reject(.replayedHandshake,
-                                        "handshake from \(controller.name) is not newer than the last one accepted (replay, or its clock went back)")
+                                        "handshake from \(controller.name) was seen before or is too old (a replay, or its clock went back)")
             }
             let sessionID = await server.reserveSessionID()
             var requestedViewOnly = false

@@ -8,6 +8,11 @@ public import ZRCProtocol
 /// a message instead of being replaced.
 public actor AuthorizedControllersStore {
     public nonisolated let file: URL
+    /// How far behind the newest accepted timestamp a handshake may be: two commands of one
+    /// controller started together reach the host in either order. Within the window each
+    /// timestamp is accepted once; before it, never.
+    public static let replayWindowMicros: UInt64 = 10_000_000
+    private var recentlyAccepted: [NoisePublicKey: Set<UInt64>] = [:]
 
     public init(file: URL) {
         self.file = file
@@ -58,14 +63,26 @@ public actor AuthorizedControllersStore {
         return removed
     }
 
-    /// Accepts a handshake timestamp only if it is newer than every earlier one from the same
-    /// controller (replay protection for the first handshake message), and records the visit.
-    /// Returns false for a replay; nothing is written then.
+    /// Accepts a handshake timestamp only once, and only if it is newer than the controller's newest
+    /// accepted one or within `replayWindowMicros` behind it (replay protection for the first
+    /// handshake message), and records the visit. Returns false for a replay; nothing is written then.
     public func recordHandshake(publicKey: NoisePublicKey, timestampMicros: UInt64, at date: Date) throws(StorageError) -> Bool {
         var document = try load()
         guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return false }
-        guard timestampMicros > document.controllers[index].lastHandshakeMicros else { return false }
-        document.controllers[index].lastHandshakeMicros = timestampMicros
+        let newest = document.controllers[index].lastHandshakeMicros
+        // The window needs the in-memory record of what it accepted; without one (after a restart)
+        // only strictly newer timestamps are safe.
+        let history = recentlyAccepted[publicKey]
+        var seen = history ?? []
+        guard timestampMicros > newest
+            || (history != nil && newest - timestampMicros < Self.replayWindowMicros && !seen.contains(timestampMicros))
+        else { return false }
+        // Only what is inside the window needs remembering; the persisted high-water mark covers the rest.
+        let highWater = max(newest, timestampMicros)
+        seen = seen.filter { highWater - $0 < Self.replayWindowMicros }
+        seen.insert(timestampMicros)
+        recentlyAccepted[publicKey] = seen
+        document.controllers[index].lastHandshakeMicros = highWater
         document.controllers[index].lastSeen = date
         try save(document)
         return true

@@ -26,6 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The X display to share (default: $DISPLAY). Without one the host only pairs and answers pings.")
     var display: String?
 
+    @Option(help: "Share one monitor (RandR name or index, e.g. HDMI-1 or 0) instead of the whole screen.")
+    var monitor: String?
+
     @Option(help: "While one controller is in control, others get: view-only (default) or refuse.")
     var policy: SessionPolicy = .viewOnly
 
@@ -95,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
             return nil
         }
         do {
-            let source = try X11ScreenSource(displayName: name, logger: context.logger)
+            let source = try X11ScreenSource(displayName: name, monitor: monitor, logger: context.logger)
             _ = try TurboJPEGCodec()  // fail now, not per session, if libjpeg-turbo cannot start
             return ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
         } catch {

@@ -7,39 +7,62 @@ import ZRCProtocol
 import ZRCX11
 
 /// The X11 screen as the host's `ScreenSource` and `InputSink`, all on one XCB connection:
-/// MIT-SHM capture (GetImage fallback), XDamage for what changed, XTest for input.
+/// MIT-SHM capture (GetImage fallback), XDamage for what changed, XTest for input, XFixes for the
+/// cursor, RandR for the monitor to share.
 ///
 /// XDamage reports over-cover (a redraw with identical pixels still counts); they become hints
 /// that limit the tile compare to the damaged tiles, and no damage means no capture at all, so a
-/// static screen costs a few event polls per second.
+/// static screen costs a few event polls per second. When the screen size changes (RandR), the
+/// connection is rebuilt and the next capture simply has the new size: sessions carry on.
 actor X11ScreenSource: ScreenSource, InputSink {
-    private let capturer: ScreenCapturer
-    private let damage: DamageMonitor
-    private let injector: InputInjector
-    private let cursorMonitor: CursorMonitor?
-    private var shape: CursorShape?
+    private let displayName: String?
+    private let monitorSelector: String?
     private let logger: Logger
+    private var x11: Parts
     private var pendingHints: [PixelRect] = []
     private var firstCapture = true
+    private var shape: CursorShape?
+    private var lastLayoutCheck = ContinuousClock.now
 
-    init(displayName: String?, logger: Logger) throws {
-        let connection = try X11Connection(displayName: displayName)
-        capturer = try ScreenCapturer(connection: connection, logger: logger)
-        damage = try DamageMonitor(connection: connection)
-        injector = try InputInjector(connection: connection)
-        cursorMonitor = try? CursorMonitor(connection: connection)
+    /// Everything tied to one connection, rebuilt together after a screen-size change.
+    private struct Parts {
+        let connection: X11Connection
+        let capturer: ScreenCapturer
+        let damage: DamageMonitor
+        let injector: InputInjector
+        let cursor: CursorMonitor?
+        /// The shared area in root-window coordinates.
+        let area: ScreenRect
+        let layout: MonitorLayout
+    }
+
+    init(displayName: String?, monitor: String?, logger: Logger) throws {
+        self.displayName = displayName
+        monitorSelector = monitor
         self.logger = logger
-        let screen = connection.screen
+        x11 = try Self.connect(displayName: displayName, monitor: monitor, logger: logger)
+    }
+
+    private static func connect(displayName: String?, monitor: String?, logger: Logger) throws -> Parts {
+        let connection = try X11Connection(displayName: displayName)
+        let layout = try MonitorLayout.read(from: connection)
+        let area = try monitor.map { try layout.monitor(matching: $0).rect } ?? layout.screenRect
+        let capturer = try ScreenCapturer(connection: connection, logger: logger)
+        let parts = Parts(connection: connection, capturer: capturer, damage: try DamageMonitor(connection: connection),
+                          injector: try InputInjector(connection: connection), cursor: try? CursorMonitor(connection: connection),
+                          area: area, layout: layout)
         let method = capturer.isUsingSharedMemory ? "MIT-SHM" : "GetImage"
-        logger.notice("sharing X display \(connection.displayName) (\(screen.width)x\(screen.height), capture via \(method), XDamage, XTest)")
+        logger.notice("sharing X display \(connection.displayName), area \(area) of \(layout.screenWidth)x\(layout.screenHeight) (capture via \(method), XDamage, XTest)")
+        return parts
     }
 
     func capture() async throws -> ScreenCapture {
+        try checkLayout()
         try collectDamage()
         let hints = firstCapture ? nil : pendingHints
         firstCapture = false
         pendingHints = []
-        let image = try capturer.captureScreen()
+        let image = try x11.capturer.capture(x11.area)
         let captured = WireClock.monotonicMicros()
         return ScreenCapture(pixels: PixelBuffer(width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
                                                  bytes: image.pixels),
@@ -63,42 +86,63 @@ actor X11ScreenSource: ScreenSource, InputSink {
         }
     }
 
+    /// Re-reads the screen layout about once a second; on a size change, reconnects.
+    private func checkLayout() throws {
+        guard ContinuousClock.now - lastLayoutCheck >= .seconds(1) else { return }
+        lastLayoutCheck = .now
+        let layout = try MonitorLayout.read(from: x11.connection)
+        guard layout.screenWidth != x11.layout.screenWidth || layout.screenHeight != x11.layout.screenHeight else { return }
+        logger.notice("the screen changed to \(layout.screenWidth)x\(layout.screenHeight); reconnecting to the display")
+        try? x11.injector.releaseAll()
+        x11 = try Self.connect(displayName: displayName, monitor: monitorSelector, logger: logger)
+        firstCapture = true
+        shape = nil
+    }
+
+    /// Damage in root coordinates, clipped to the shared area and moved into its coordinates.
+    private func collectDamage() throws {
+        let area = PixelRect(x: x11.area.x, y: x11.area.y, width: x11.area.width, height: x11.area.height)
+        for rect in try x11.damage.pendingDamage() {
+            let clipped = PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height).intersection(area)
+            guard !clipped.isEmpty else { continue }
+            pendingHints.append(PixelRect(x: clipped.x - area.x, y: clipped.y - area.y, width: clipped.width, height: clipped.height))
+        }
+    }
+
     func cursor() async throws -> CursorState? {
-        guard let cursorMonitor else { return nil }
-        if let image = try cursorMonitor.changedImage() ?? (shape == nil ? cursorMonitor.currentImage() : nil),
+        guard let monitor = x11.cursor else { return nil }
+        if let image = try monitor.changedImage() ?? (shape == nil ? monitor.currentImage() : nil),
            image.width <= WireLimits.maxCursorSide, image.height <= WireLimits.maxCursorSide {
             shape = CursorShape(shapeID: image.serial, width: UInt16(image.width), height: UInt16(image.height),
                                 hotX: UInt16(image.hotspotX), hotY: UInt16(image.hotspotY), rgba: image.rgba)
         }
         guard let shape else { return nil }
-        let position = try cursorMonitor.pointerPosition()
-        return CursorState(x: Int32(position.x), y: Int32(position.y), shape: shape)
-    }
-
-    private func collectDamage() throws {
-        pendingHints += try damage.pendingDamage().map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+        let position = try monitor.pointerPosition()
+        return CursorState(x: Int32(position.x - x11.area.x), y: Int32(position.y - x11.area.y), shape: shape)
     }
 
     func inject(_ event: InputEvent) async throws {
+        // The controller speaks in shared-area coordinates; XTest in root coordinates.
+        let (dx, dy) = (x11.area.x, x11.area.y)
         switch event {
         case .pointerMove(let x, let y):
-            try injector.movePointer(x: Int(x), y: Int(y))
+            try x11.injector.movePointer(x: Int(x) + dx, y: Int(y) + dy)
         case .button(let number, let pressed, let x, let y):
-            try injector.movePointer(x: Int(x), y: Int(y))
-            try injector.button(Int(number), pressed: pressed)
-        case .scroll(let dx, let dy, let x, let y):
-            try injector.movePointer(x: Int(x), y: Int(y))
-            try injector.scroll(down: Int(dy), right: Int(dx))
+            try x11.injector.movePointer(x: Int(x) + dx, y: Int(y) + dy)
+            try x11.injector.button(Int(number), pressed: pressed)
+        case .scroll(let horizontal, let vertical, let x, let y):
+            try x11.injector.movePointer(x: Int(x) + dx, y: Int(y) + dy)
+            try x11.injector.scroll(down: Int(vertical), right: Int(horizontal))
         case .key(let keysym, let pressed, let modifiers):
-            try injector.key(keysym, pressed: pressed, modifiers: Self.x11Modifiers(modifiers))
+            try x11.injector.key(keysym, pressed: pressed, modifiers: Self.x11Modifiers(modifiers))
         case .text(let text):
-            try injector.typeText(text)
+            try x11.injector.typeText(text)
         }
     }
 
     func releaseAll() async {
         do {
-            try injector.releaseAll()
+            try x11.injector.releaseAll()
         } catch {
             logger.warning("could not release held keys and buttons: \(error)")
         }

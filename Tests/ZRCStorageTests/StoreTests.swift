@@ -30,19 +30,28 @@ func publicKey(_ fill: UInt8) throws -> NoisePublicKey { try NoisePublicKey(byte
         #expect(missing?.description.contains("laptop-2") == true, "lists the names that do exist")
     }
 
-    @Test func handshakeTimestampsMustIncrease() async throws {
+    @Test func handshakeTimestampsAreAcceptedOnceAndNotFromBeforeTheWindow() async throws {
         let directory = try TemporaryDirectory()
         let store = AuthorizedControllersStore(file: directory.file("a.json"))
         let now = Date()
+        let base: UInt64 = 1_800_000_000_000_000
+        let window = AuthorizedControllersStore.replayWindowMicros
         try await store.authorize(name: "c", publicKey: publicKey(7), at: now)
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: 100, at: now))
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: 100, at: now) == false)
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: 99, at: now) == false)
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: 101, at: now))
-        #expect(try await store.recordHandshake(publicKey: publicKey(8), timestampMicros: 500, at: now) == false,
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base, at: now))
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base, at: now) == false, "a replay")
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 1, at: now),
+                "a command started at the same moment may arrive second")
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 1, at: now) == false)
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - window, at: now) == false,
+                "older than the window")
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base + 1, at: now))
+        #expect(try await store.recordHandshake(publicKey: publicKey(8), timestampMicros: base, at: now) == false,
                 "an unknown controller is never accepted")
         let saved = try #require(try await store.controller(withKey: publicKey(7)))
-        #expect(saved.lastHandshakeMicros == 101)
+        #expect(saved.lastHandshakeMicros == base + 1)
+        // After a restart only the high-water mark is known: anything not newer is refused.
+        let restarted = AuthorizedControllersStore(file: directory.file("a.json"))
+        #expect(try await restarted.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 2, at: now) == false)
     }
 
     @Test func knownHostsRoundTripAndReplaceByName() async throws {

@@ -29,8 +29,8 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
         case .notAuthorized:
             "the host does not know this controller (it was never paired, or it was revoked); pair again with a new invite from `zrc-host pair`"
         case .replayedHandshake:
-            "the host refused the handshake as a replay: its timestamp was not newer than the last one it accepted. "
-                + "Two connections started at the same moment can cause this (try again), or this machine's clock went back"
+            "the host refused the handshake as a replay: it had seen its timestamp before, or the timestamp was more than "
+                + "10 s older than the newest it accepted from this controller. Check that this machine's clock did not go back"
         case .inviteInvalid:
             "the host refused the invite: it is unknown, expired or already used. Ask for a new one with `zrc-host pair`"
         case .inviteBusy:

@@ -12,9 +12,9 @@ public struct HandshakeInitPayload: Sendable, Equatable {
     }
 
     public var purpose: Purpose
-    /// Unix time in microseconds when the controller built the message. The host drops a session
-    /// message 1 not newer than the last one accepted from the same key, so a recorded message 1
-    /// cannot be replayed.
+    /// Unix time in microseconds when the controller built the message. The host accepts each
+    /// timestamp once, and none older than 10 s before the newest it accepted from the same key,
+    /// so a recorded message 1 cannot be replayed.
     public var timestampMicros: UInt64
     /// Program and version, e.g. "zrc-ctl/0.1 (linux)"; for logs only.
     public var agent: String
