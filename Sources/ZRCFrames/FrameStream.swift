@@ -24,6 +24,7 @@ public struct FrameStream: Sendable {
         }
     }
 
+    /// Adjusted by the sender from acknowledgement times (`QualityController`).
     public var configuration: Configuration
     private let planner: UpdatePlanner
     /// The host pixels the controller's picture was made from.

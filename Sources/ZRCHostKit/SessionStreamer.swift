@@ -11,6 +11,9 @@ actor SessionStreamer {
     private let logger: Logger
     private var stream: FrameStream
     private var encoder: any RegionEncoder
+    private var quality = QualityController()
+    private var sentAt: [UInt64: UInt64] = [:]
+    private var notBeforeMicros: UInt64 = 0
     private var sentShapeID: UInt32?
     private var sentPosition: (x: Int32, y: Int32)?
 
@@ -36,10 +39,19 @@ actor SessionStreamer {
         }
     }
 
-    func acknowledge(_ frameID: UInt64) { stream.acknowledge(frameID) }
+    func acknowledge(_ frameID: UInt64) {
+        stream.acknowledge(frameID)
+        guard let sent = sentAt.removeValue(forKey: frameID) else { return }
+        let now = WireClock.monotonicMicros()
+        quality.frameAcknowledged(afterMicros: now &- sent)
+        stream.configuration.motionQuality = quality.quality
+        notBeforeMicros = now + quality.pacingMicros
+    }
 
     private func waitTime() -> Duration {
         guard stream.canSend else { return .milliseconds(20) }
+        let now = WireClock.monotonicMicros()
+        if notBeforeMicros > now { return .microseconds(Int64(notBeforeMicros - now)) }
         // Pointer motion is not screen damage: look at the cursor often enough to follow it.
         if sentShapeID != nil { return .milliseconds(16) }
         if let due = stream.refinementDueMicros {
@@ -51,7 +63,7 @@ actor SessionStreamer {
 
     private func step() async throws {
         try await sendCursor()
-        guard stream.canSend else { return }
+        guard stream.canSend, WireClock.monotonicMicros() >= notBeforeMicros else { return }
         let capture = try await sharing.source.capture()
         var update = try stream.offer(capture.pixels, hints: capture.hints, captureMicros: capture.captureMicros,
                                       clock: WireClock.monotonicMicros, encoder: &encoder)
@@ -61,6 +73,7 @@ actor SessionStreamer {
         }
         guard var update else { return }
         update.sendMicros = WireClock.monotonicMicros()
+        sentAt[update.frameID] = update.sendMicros
         try await connection.send(.frameUpdate(update))
     }
 
