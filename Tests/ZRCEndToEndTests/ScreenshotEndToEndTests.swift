@@ -15,6 +15,7 @@ import Testing
         let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
         let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name],
                                   role: "host")
+        let hostPID = host.process.processIdentifier
         defer { Task { await host.terminate() } }
         #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
         #expect(host.stderr.contains("capture via MIT-SHM"), "\(host.stderr)")
@@ -50,6 +51,13 @@ import Testing
         #expect(numbers.count == 4 && numbers[0] == 640 && numbers[1] == 480, "\(summary)")
         #expect(numbers.count == 4 && numbers[2] >= 80, "mostly blue: \(summary)")
         #expect(numbers.count == 4 && numbers[3] >= 3, "the red grid is there: \(summary)")
+
+        // The capture segment is private while the host runs and gone once it has exited.
+        let segments = SharedMemory.segments(createdBy: hostPID)
+        #expect(!segments.isEmpty, "the host captures through MIT-SHM")
+        #expect(segments.allSatisfy { $0.mode & 0o777 == 0o600 }, "\(segments)")
+        await host.terminate()
+        #expect(SharedMemory.segments(createdBy: hostPID).isEmpty, "no SHM segment outlives zrc-host")
     }
 }
 
@@ -97,5 +105,18 @@ struct PrivateDisplay {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw SetupError("\(path) \(arguments.first ?? "") failed") }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// System V shared-memory segments as the kernel lists them.
+enum SharedMemory {
+    static func segments(createdBy pid: Int32) -> [(id: Int, mode: Int)] {
+        guard let table = try? String(contentsOfFile: "/proc/sysvipc/shm", encoding: .utf8) else { return [] }
+        // Columns: key shmid perms size cpid lpid …
+        return table.split(separator: "\n").dropFirst().compactMap { line in
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard columns.count > 4, Int32(columns[4]) == pid, let id = Int(columns[1]), let mode = Int(columns[2], radix: 8) else { return nil }
+            return (id, mode)
+        }
     }
 }
