@@ -3,6 +3,9 @@ import Testing
 import ZRCControllerKit
 import ZRCHostKit
 import ZRCProtocol
+import ZRCNetworking
+import ZRCFrames
+import NIOCore
 
 /// One controlling session at a time; further controllers per policy; control passes on when the
 /// controlling session ends; sessions are listed and can be ended through the control socket.
@@ -57,5 +60,53 @@ import ZRCProtocol
         #expect(watcher.granted.contains(.viewOnly), "asking for view-only is always allowed")
         await watcher.close()
         await controlling.close()
+    }
+}
+
+@Suite struct AbruptControllerTests {
+    /// A controller that vanishes mid-stream (no close, socket gone) leaves the host serving the
+    /// next one, which gets control.
+    @Test func aControllerKilledMidFrameLeavesTheHostServingTheNext() async throws {
+        let screen = FakeScreen(width: 256, height: 128)
+        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
+        let address = try await harness.start()
+        defer { Task { await harness.stop() } }
+        let (controller, identity) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+
+        let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(2))
+        try await channel.executeThenClose { inbound, outbound in
+            var handshake = try ControllerHandshake(
+                purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
+                timestampMicros: WireClock.unixMicros(), agent: "vanishing", crypto: harness.crypto)
+            try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
+            var iterator = inbound.makeAsyncIterator()
+            while let buffer = try await iterator.next() {
+                if try handshake.receive(buffer.readableBytesView) != nil { break }
+            }
+            var secure = try handshake.establish()
+            try await outbound.write(ByteBuffer(bytes: try secure.seal(.hello(protocolVersion: 1, capabilities: [.jpegRects, .solidRects], agent: "vanishing"))))
+            // Keep the screen busy, read until a frame is on its way, then drop the connection mid-stream.
+            screen.draw { $0.fill(PixelRect(x: 0, y: 0, width: 100, height: 100), rgb: 0x00FF00) }
+            var sawFrame = false
+            while !sawFrame, let buffer = try await iterator.next() {
+                sawFrame = try secure.open(buffer.readableBytesView).contains { if case .frameUpdate = $0 { true } else { false } }
+            }
+            #expect(sawFrame)
+        }
+        #expect(await harness.log.waitFor("session ended"))
+
+        screen.draw { $0.fill(PixelRect(x: 100, y: 0, width: 50, height: 50), rgb: 0x0000FF) }
+        let next = try await controller.connect(to: "desk")
+        #expect(!next.granted.contains(.viewOnly), "control passed on")
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        var matched = false
+        while clock.now < deadline, !matched {
+            matched = await next.pollFrame()?.pixels == screen.pixels
+            if !matched { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(matched, "the next controller gets the current screen")
+        await next.close()
     }
 }
