@@ -6,8 +6,8 @@ public protocol ScreenSource: Sendable {
     /// Captures the shared area now. `hints` are the areas that may have changed since the previous
     /// capture (nil: unknown, compare everything).
     func capture() async throws -> ScreenCapture
-    /// Returns when the screen may have changed, or after `timeout` at the latest.
-    func waitForChange(timeout: Duration) async
+    /// Returns when the screen may have changed (true), or after `timeout` at the latest (false).
+    func waitForChange(timeout: Duration) async -> Bool
     /// The pointer: its position always, its shape when it has one to report (nil when the source
     /// has no cursor, e.g. a server without XFixes).
     func cursor() async throws -> CursorState?

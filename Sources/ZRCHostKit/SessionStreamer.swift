@@ -25,18 +25,30 @@ actor SessionStreamer {
         encoder = try sharing.makeEncoder()
     }
 
-    /// Runs until the connection closes or the task is cancelled.
+    /// Runs until the connection closes or the task is cancelled. The screen is captured only
+    /// when the source reports a change (or one is owed, or a refinement is due), never merely
+    /// because time passed: the cursor is followed without capturing.
     func run() async {
+        var changed = true
         while !Task.isCancelled, await connection.isOpen {
             do {
-                try await step()
+                try await sendCursor()
+                if changed { changeOwed = true }
+                if changeOwed || refinementDue { try await stepFrames() }
             } catch {
                 logger.error("screen streaming stopped: \(error)")
                 await connection.close(reason: .internalError, text: "the host could not capture or encode its screen")
                 return
             }
-            await sharing.source.waitForChange(timeout: waitTime())
+            changed = await sharing.source.waitForChange(timeout: waitTime())
         }
+    }
+
+    /// A change seen while a frame was in flight (or paced) that still has to be captured.
+    private var changeOwed = false
+
+    private var refinementDue: Bool {
+        stream.refinementDueMicros.map { WireClock.monotonicMicros() >= $0 } ?? false
     }
 
     func acknowledge(_ frameID: UInt64) {
@@ -61,9 +73,9 @@ actor SessionStreamer {
         return .seconds(1)
     }
 
-    private func step() async throws {
-        try await sendCursor()
+    private func stepFrames() async throws {
         guard stream.canSend, WireClock.monotonicMicros() >= notBeforeMicros else { return }
+        changeOwed = false
         let capture = try await sharing.source.capture()
         var update = try stream.offer(capture.pixels, hints: capture.hints, captureMicros: capture.captureMicros,
                                       clock: WireClock.monotonicMicros, encoder: &encoder)

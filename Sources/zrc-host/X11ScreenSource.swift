@@ -69,21 +69,24 @@ actor X11ScreenSource: ScreenSource, InputSink {
                              hints: hints, captureMicros: captured)
     }
 
-    func waitForChange(timeout: Duration) async {
+    func waitForChange(timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
             do {
                 try collectDamage()
             } catch {
+                // Without damage events, treat every wait as a possible change: capture and compare.
                 logger.warning("XDamage failed: \(error)")
-                return
+                try? await Task.sleep(for: timeout)
+                return true
             }
-            if !pendingHints.isEmpty { return }
+            if !pendingHints.isEmpty { return true }
             // Polling the connection's event queue is cheap; a short sleep keeps latency low
             // without a thread blocked in poll(2).
             try? await Task.sleep(for: min(.milliseconds(4), deadline - clock.now))
         }
+        return !pendingHints.isEmpty
     }
 
     /// Re-reads the screen layout about once a second; on a size change, reconnects.

@@ -35,12 +35,14 @@ final class FakeScreen: ScreenSource, InputSink {
         }
     }
 
-    func waitForChange(timeout: Duration) async {
+    func waitForChange(timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while clock.now < deadline, !state.withLock({ $0.changed }) {
+        while clock.now < deadline {
+            if state.withLock({ $0.changed }) { return true }
             try? await Task.sleep(for: .milliseconds(5))
         }
+        return state.withLock { $0.changed }
     }
 
     private let pointer = Mutex<(x: Int32, y: Int32)>((5, 7))

@@ -32,7 +32,8 @@ final class HostHarness: Sendable {
         let configuration = HostServerConfiguration(
             listen: HostPort(host: "127.0.0.1", port: 0), hostName: "test-host", inviteLifetimeSeconds: 600,
             handshakeTimeout: handshakeTimeout,
-            timings: ConnectionTimings(keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3)),
+            // Generous: the suites run in parallel on 2 cores, and a starved test must not look dead.
+            timings: ConnectionTimings(keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10)),
             controlSocket: directory.appendingPathComponent("run/host.sock"),
             randomSecret: { crypto.randomSecret(count: $0) },
             unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) }, sharing: sharing,
@@ -71,7 +72,7 @@ final class HostHarness: Sendable {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         let configuration = ControllerConfiguration(connectTimeout: .seconds(2), handshakeTimeout: .seconds(3),
-                                                    keepaliveInterval: .milliseconds(500), deadPeerTimeout: .seconds(3),
+                                                    keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
                                                     makeDecoder: { RawRegionCodec() })
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
                                        configuration: configuration, logger: log.logger)

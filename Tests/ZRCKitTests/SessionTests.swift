@@ -98,7 +98,7 @@ import ZRCStorage
             while let buffer = try await iterator.next() {
                 if try handshake.receive(buffer.readableBytesView) != nil { break }
             }
-            #expect(await harness.log.waitFor("session ended: the peer stopped answering", timeout: .seconds(10)))
+            #expect(await harness.log.waitFor("session ended: the peer stopped answering", timeout: .seconds(25)))
         }
     }
 }
