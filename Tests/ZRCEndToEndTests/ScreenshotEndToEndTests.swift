@@ -93,10 +93,15 @@ struct PrivateDisplay {
 
     /// Runs a program to completion and returns its standard output; throws on failure.
     @discardableResult
-    static func run(_ path: String, _ arguments: [String]) throws -> String {
+    static func run(_ path: String, _ arguments: [String], display: String? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let display {
+            var environment = ProcessInfo.processInfo.environment
+            environment["DISPLAY"] = display
+            process.environment = environment
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
