@@ -14,13 +14,17 @@ public struct FrameStream: Sendable {
         public var refineQuality: Int
         public var refineDelayMicros: UInt64
         public var tileSize: Int
+        /// A refinement this small (in raw BGRX bytes) is sent losslessly, so still text and
+        /// drawings end up pixel-exact; larger ones as JPEG at `refineQuality`, 4:4:4.
+        public var losslessRefinementLimit: Int
 
         public init(motionQuality: Int = 70, refineQuality: Int = 92, refineDelayMicros: UInt64 = 100_000,
-                    tileSize: Int = TileChangeDetector.defaultTileSize) {
+                    tileSize: Int = TileChangeDetector.defaultTileSize, losslessRefinementLimit: Int = 1 << 20) {
             self.motionQuality = motionQuality
             self.refineQuality = refineQuality
             self.refineDelayMicros = refineDelayMicros
             self.tileSize = tileSize
+            self.losslessRefinementLimit = losslessRefinementLimit
         }
     }
 
@@ -91,13 +95,19 @@ public struct FrameStream: Sendable {
         }
         lossy = nil
         guard !stillTiles.isEmpty else { return nil }
+        let regions = stillTiles.mergedRects()
+        let lossless = regions.reduce(0) { $0 + $1.area * PixelBuffer.bytesPerPixel } <= configuration.losslessRefinementLimit
         var rects: [FrameRect] = []
-        for rect in stillTiles.mergedRects() {
-            let jpeg = try encoder.encodeJPEG(screen, rect: rect, quality: configuration.refineQuality, fullChroma: true)
-            rects.append(UpdatePlanner.frameRect(rect, .jpeg(jpeg)))
+        for rect in regions {
+            if lossless {
+                rects.append(UpdatePlanner.frameRect(rect, .raw(bgrx: screen.crop(rect))))
+            } else {
+                let jpeg = try encoder.encodeJPEG(screen, rect: rect, quality: configuration.refineQuality, fullChroma: true)
+                rects.append(UpdatePlanner.frameRect(rect, .jpeg(jpeg)))
+            }
         }
         return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: clock(),
-                          quality: configuration.refineQuality)
+                          quality: lossless ? 100 : configuration.refineQuality)
     }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {

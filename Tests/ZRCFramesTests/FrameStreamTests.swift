@@ -39,8 +39,22 @@ import ZRCProtocol
         #expect(try stream.offer(screen, hints: nil, captureMicros: 2, clock: clock.read, encoder: &codec) == nil)
     }
 
-    @Test func stillAreasAreRefinedAtHighQualityOnce() throws {
+    @Test func smallStillAreasAreRefinedLosslessly() throws {
         var stream = FrameStream(configuration: .init(motionQuality: 60, refineQuality: 95, refineDelayMicros: 100_000))
+        var codec = RawCodec()
+        let clock = Clock()
+        let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
+        let motion = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
+        stream.acknowledge(motion.frameID)
+        clock.now = 200_000
+        let refined = try #require(try stream.refine(screen, captureMicros: 2, clock: clock.read, encoder: &codec))
+        #expect(refined.quality == 100)
+        #expect(refined.rects.allSatisfy { if case .raw = $0.content { true } else { false } })
+    }
+
+    @Test func stillAreasAreRefinedAtHighQualityOnce() throws {
+        var stream = FrameStream(configuration: .init(motionQuality: 60, refineQuality: 95, refineDelayMicros: 100_000,
+                                                      losslessRefinementLimit: 0))
         var codec = RawCodec()
         let clock = Clock()
         let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
