@@ -89,8 +89,7 @@ public struct FrameStream: Sendable {
               screen.width == sent.width, screen.height == sent.height
         else { return nil }
         var stillTiles = TileMask(grid: mask.grid)
-        for tile in mask.grid.tiles(overlapping: mask.mergedRects())
-        where TileComparison.equal(sent, screen, in: mask.grid.rect(of: tile)) {
+        for tile in mask.tiles where TileComparison.equal(sent, screen, in: mask.grid.rect(of: tile)) {
             stillTiles.insert(tile)
         }
         lossy = nil

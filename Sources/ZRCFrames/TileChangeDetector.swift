@@ -13,13 +13,18 @@ public struct TileChangeDetector: Sendable {
     /// Tiles overlapping `hints` (the whole screen when nil) whose pixels differ between the two
     /// images, merged into rectangles clipped to the screen.
     public func changedRegions(previous: PixelBuffer, current: PixelBuffer, hints: [PixelRect]? = nil) -> [PixelRect] {
+        changedTiles(previous: previous, current: current, hints: hints).mergedRects()
+    }
+
+    /// The changed tiles themselves, for callers that work tile by tile.
+    public func changedTiles(previous: PixelBuffer, current: PixelBuffer, hints: [PixelRect]? = nil) -> TileMask {
         let grid = TileGrid(width: current.width, height: current.height, tileSize: tileSize)
         var dirty = TileMask(grid: grid)
         for tile in grid.tiles(overlapping: hints ?? [current.bounds]) {
             let rect = grid.rect(of: tile)
             if !TileComparison.equal(previous, current, in: rect) { dirty.insert(tile) }
         }
-        return dirty.mergedRects()
+        return dirty
     }
 }
 

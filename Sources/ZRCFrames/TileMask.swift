@@ -15,6 +15,18 @@ public struct TileMask: Sendable, Equatable {
 
     public mutating func insert(_ tile: TileGrid.Tile) { bits[tile.row * grid.columns + tile.column] = true }
 
+    /// The set tiles, row by row.
+    public var tiles: [TileGrid.Tile] {
+        bits.indices.filter { bits[$0] }.map { TileGrid.Tile(column: $0 % grid.columns, row: $0 / grid.columns) }
+    }
+
+    /// Every tile of the grid.
+    public static func all(_ grid: TileGrid) -> TileMask {
+        var mask = TileMask(grid: grid)
+        mask.bits = [Bool](repeating: true, count: mask.bits.count)
+        return mask
+    }
+
     /// Covers exactly the set tiles with rectangles: horizontal runs per row, then runs with the
     /// same columns in consecutive rows stacked into one rectangle. Never covers an unset tile, so
     /// nothing unchanged is re-encoded.

@@ -15,12 +15,18 @@ public struct UpdatePlanner: Sendable {
                       encoder: inout some RegionEncoder) throws -> [FrameRect] {
         let sameSize = previous.width == current.width && previous.height == current.height
         let changed = sameSize
-            ? detector.changedRegions(previous: previous, current: current, hints: hints)
-            : (current.bounds.isEmpty ? [] : [current.bounds])
-        let grid = TileGrid(width: current.width, height: current.height, tileSize: detector.tileSize)
+            ? detector.changedTiles(previous: previous, current: current, hints: hints)
+            : TileMask.all(TileGrid(width: current.width, height: current.height, tileSize: detector.tileSize))
+        return try rects(changed: changed, current: current, quality: quality, fullChroma: fullChroma, encoder: &encoder)
+    }
+
+    /// The rectangles for tiles already known to have changed (`changed` must be on `current`'s grid).
+    public func rects(changed: TileMask, current: PixelBuffer, quality: Int, fullChroma: Bool,
+                      encoder: inout some RegionEncoder) throws -> [FrameRect] {
+        let grid = changed.grid
         var solid: [FrameRect] = []
         var textured = TileMask(grid: grid)
-        for tile in grid.tiles(overlapping: changed) {
+        for tile in changed.tiles {
             let rect = grid.rect(of: tile)
             if let colour = TileComparison.solidColour(of: current, in: rect) {
                 solid.append(Self.frameRect(rect, .solid(pixel: colour)))

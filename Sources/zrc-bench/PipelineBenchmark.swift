@@ -53,11 +53,11 @@ struct PipelineBenchmark: ParsableCommand {
             for step in 0..<iterations {
                 let current = workload.next(from: previous, step: step)
                 let start = clock.now
-                let regions = TileChangeDetector().changedRegions(previous: previous, current: current)
+                let changed = TileChangeDetector().changedTiles(previous: previous, current: current)
                 let detected = clock.now
                 var encoder: any RegionEncoder = codec
-                let rects = try UpdatePlanner().rects(previous: previous, current: current, hints: regions, quality: 70,
-                                                      fullChroma: false, encoder: &encoder)
+                let rects = try UpdatePlanner().rects(changed: changed, current: current, quality: 70, fullChroma: false,
+                                                      encoder: &encoder)
                 let done = clock.now
                 detect.add(detected - start)
                 encode.add(done - detected)
