@@ -64,6 +64,9 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
                 swiftSettings: strict),
+        // The X11 screen as a host `ScreenSource`/`InputSink`: the kit's seam filled by the X11 adapter.
+        .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging],
+                swiftSettings: strict),
 
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
@@ -73,7 +76,7 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(
             name: "zrc-host",
-            dependencies: ["ZRCHostKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
+            dependencies: ["ZRCHostKit", "ZRCHostX11", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
                            "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
         .executableTarget(

@@ -39,6 +39,15 @@ public struct FrameStream: Sendable {
     public private(set) var inFlight: UInt64?
     /// A capture was skipped while a frame was in flight; take one as soon as it is acknowledged.
     public private(set) var captureWanted = false
+    /// How long the last `offer` or `refine` spent comparing and encoding (for stats and benchmarks).
+    public private(set) var lastStages = StageTimings(detectMicros: 0, encodeMicros: 0)
+
+    public struct StageTimings: Sendable, Equatable {
+        /// Confirming which tiles changed (the tile compare).
+        public var detectMicros: UInt64
+        /// Planning and encoding the rectangles (zero when nothing changed).
+        public var encodeMicros: UInt64
+    }
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -59,12 +68,26 @@ public struct FrameStream: Sendable {
             return nil
         }
         captureWanted = false
-        let rects = try planner.rects(previous: sent, current: screen, hints: hints, quality: configuration.motionQuality,
-                                      fullChroma: false, encoder: &encoder)
-        guard !rects.isEmpty else { return nil }
+        let started = clock()
+        let sameSize = sent.width == screen.width && sent.height == screen.height
+        let changed = sameSize
+            ? planner.detector.changedTiles(previous: sent, current: screen, hints: hints)
+            : TileMask.all(TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize))
+        let detected = clock()
+        lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
+        guard !changed.isEmpty else { return nil }
+        let rects = try planner.rects(changed: changed, current: screen, quality: configuration.motionQuality, fullChroma: false,
+                                      encoder: &encoder)
         rememberLossy(rects, screen: screen)
-        sent = screen
+        // Only the changed tiles are copied: `sent` stays this stream's own storage, so the
+        // source can keep updating its framebuffer in place instead of copying the whole screen.
+        if sameSize {
+            for rect in changed.mergedRects() { sent.copy(rect, from: screen) }
+        } else {
+            sent = screen
+        }
         let encodeDone = clock()
+        lastStages.encodeMicros = encodeDone &- detected
         lastChangeMicros = encodeDone
         return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
                           quality: configuration.motionQuality)
@@ -88,11 +111,14 @@ public struct FrameStream: Sendable {
         guard inFlight == nil, let due = refinementDueMicros, clock() >= due, let mask = lossy,
               screen.width == sent.width, screen.height == sent.height
         else { return nil }
+        let started = clock()
         var stillTiles = TileMask(grid: mask.grid)
         for tile in mask.tiles where TileComparison.equal(sent, screen, in: mask.grid.rect(of: tile)) {
             stillTiles.insert(tile)
         }
         lossy = nil
+        let detected = clock()
+        lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !stillTiles.isEmpty else { return nil }
         let regions = stillTiles.mergedRects()
         let lossless = regions.reduce(0) { $0 + $1.area * PixelBuffer.bytesPerPixel } <= configuration.losslessRefinementLimit
@@ -105,7 +131,9 @@ public struct FrameStream: Sendable {
                 rects.append(UpdatePlanner.frameRect(rect, .jpeg(jpeg)))
             }
         }
-        return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: clock(),
+        let encodeDone = clock()
+        lastStages.encodeMicros = encodeDone &- detected
+        return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
                           quality: lossless ? 100 : configuration.refineQuality)
     }
 

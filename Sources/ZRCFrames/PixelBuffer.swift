@@ -74,6 +74,23 @@ public struct PixelBuffer: Sendable, Equatable {
         }
     }
 
+    /// Copies `rect` from `other` (an image of the same size) into the same place here.
+    public mutating func copy(_ rect: PixelRect, from other: PixelBuffer) {
+        precondition(other.width == width && other.height == height, "copy between images of different sizes")
+        guard !rect.isEmpty else { return }
+        precondition(rect.intersection(bounds) == rect, "copy outside the image")
+        let rowBytes = rect.width * Self.bytesPerPixel
+        let (targetStride, sourceStride) = (bytesPerRow, other.bytesPerRow)
+        bytes.withUnsafeMutableBytes { target in
+            other.bytes.withUnsafeBytes { from in
+                for row in rect.y..<rect.maxY {
+                    (target.baseAddress! + row * targetStride + rect.x * Self.bytesPerPixel).copyMemory(
+                        from: from.baseAddress! + row * sourceStride + rect.x * Self.bytesPerPixel, byteCount: rowBytes)
+                }
+            }
+        }
+    }
+
     /// The pixels of `rect`, tightly packed.
     public func crop(_ rect: PixelRect) -> [UInt8] {
         precondition(rect.intersection(bounds) == rect, "crop outside the image")

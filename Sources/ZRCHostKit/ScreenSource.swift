@@ -1,13 +1,19 @@
 public import ZRCFrames
 public import ZRCProtocol
 
-/// What the host shares: implemented over X11 by the executable, by fakes in tests.
+/// What the host shares: implemented over X11 by `ZRCHostX11`, by fakes in tests.
+///
+/// Several sessions may watch at once; each is a `ScreenViewer` with its own record of what
+/// changed since it last looked (see `DamageLedger`).
 public protocol ScreenSource: Sendable {
-    /// Captures the shared area now. `hints` are the areas that may have changed since the previous
-    /// capture (nil: unknown, compare everything).
-    func capture() async throws -> ScreenCapture
-    /// Returns when the screen may have changed (true), or after `timeout` at the latest (false).
-    func waitForChange(timeout: Duration) async -> Bool
+    /// Captures the shared area now for `viewer`. The capture's `hints` cover every area that may
+    /// have changed since this viewer's previous capture (nil: unknown, compare everything).
+    func capture(for viewer: ScreenViewer) async throws -> ScreenCapture
+    /// Returns when the screen may have changed since `viewer` last looked (true), or after
+    /// `timeout` at the latest (false), or early when the task is cancelled.
+    func waitForChange(for viewer: ScreenViewer, timeout: Duration) async -> Bool
+    /// The viewer's session ended: stop keeping its damage.
+    func viewerLeft(_ viewer: ScreenViewer) async
     /// The pointer: its position always, its shape when it has one to report (nil when the source
     /// has no cursor, e.g. a server without XFixes).
     func cursor() async throws -> CursorState?
@@ -56,12 +62,34 @@ public struct ScreenSharing: Sendable {
     /// A fresh JPEG encoder per session (encoders are not shared between tasks).
     public var makeEncoder: @Sendable () throws -> any RegionEncoder
     public var stream: FrameStream.Configuration
+    /// Called after every frame update is queued, with what it cost (benchmarks, diagnostics).
+    public var onUpdate: (@Sendable (UpdateMeasurement) -> Void)?
 
     public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () throws -> any RegionEncoder,
-                stream: FrameStream.Configuration = .init()) {
+                stream: FrameStream.Configuration = .init(), onUpdate: (@Sendable (UpdateMeasurement) -> Void)? = nil) {
         self.source = source
         self.input = input
         self.makeEncoder = makeEncoder
         self.stream = stream
+        self.onUpdate = onUpdate
     }
+}
+
+/// Where one frame update's host time went, stage by stage (µs), and what it put on the wire.
+public struct UpdateMeasurement: Sendable {
+    /// Reading the changed areas from the screen.
+    public var captureMicros: UInt64
+    /// Confirming which tiles changed.
+    public var detectMicros: UInt64
+    /// Planning and encoding the rectangles.
+    public var encodeMicros: UInt64
+    /// Serializing, encrypting and queueing the update for the socket.
+    public var sendMicros: UInt64
+    /// Encrypted bytes the update took on the wire.
+    public var wireBytes: Int
+    public var rects: Int
+    /// A high-quality re-send of still areas rather than a change.
+    public var isRefinement: Bool
+
+    public var hostMicros: UInt64 { captureMicros + detectMicros + encodeMicros + sendMicros }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import ZRCFrames
 import ZRCNetworking
 import ZRCProtocol
 
@@ -47,7 +48,8 @@ struct SessionFlow: Sendable {
                 // Frames go only to controllers that can draw them (`zrc-ctl ping` cannot).
                 guard let sharing, capabilities.isSuperset(of: [.jpegRects, .solidRects]) else { return }
                 do {
-                    await streamer.start(try SessionStreamer(sharing: sharing, connection: connection, logger: logger))
+                    await streamer.start(try SessionStreamer(viewer: ScreenViewer(id: sessionID), sharing: sharing, connection: connection,
+                                                             logger: logger))
                 } catch {
                     logger.error("cannot stream the screen: \(error)")
                     await connection.close(reason: .internalError, text: "the host cannot encode its screen")
@@ -76,7 +78,10 @@ struct SessionFlow: Sendable {
             }
         }
         await streamer.stop()
-        await sharing?.input?.releaseAll()
+        await sharing?.source.viewerLeft(ScreenViewer(id: sessionID))
+        // Only a controlling session can have pressed anything; a watcher leaving must not
+        // release the keys the controlling session holds.
+        if !granted.contains(.viewOnly) { await sharing?.input?.releaseAll() }
         await server.unregister(sessionID: sessionID)
         logger.notice("session ended: \(end)")
     }
@@ -95,9 +100,12 @@ private actor StreamerSlot {
 
     func acknowledge(_ frameID: UInt64) async { await streamer?.acknowledge(frameID) }
 
-    func stop() {
-        task?.cancel()
+    /// Cancels the streamer and waits for it, so nothing captures for the session after it ended.
+    func stop() async {
+        let running = task
         task = nil
         streamer = nil
+        running?.cancel()
+        await running?.value
     }
 }

@@ -16,8 +16,10 @@ actor SessionStreamer {
     private var notBeforeMicros: UInt64 = 0
     private var sentShapeID: UInt32?
     private var sentPosition: (x: Int32, y: Int32)?
+    private let viewer: ScreenViewer
 
-    init(sharing: ScreenSharing, connection: SecureConnection, logger: Logger) throws {
+    init(viewer: ScreenViewer, sharing: ScreenSharing, connection: SecureConnection, logger: Logger) throws {
+        self.viewer = viewer
         self.sharing = sharing
         self.connection = connection
         self.logger = logger
@@ -40,7 +42,7 @@ actor SessionStreamer {
                 await connection.close(reason: .internalError, text: "the host could not capture or encode its screen")
                 return
             }
-            changed = await sharing.source.waitForChange(timeout: waitTime())
+            changed = await sharing.source.waitForChange(for: viewer, timeout: waitTime())
         }
     }
 
@@ -76,17 +78,29 @@ actor SessionStreamer {
     private func stepFrames() async throws {
         guard stream.canSend, WireClock.monotonicMicros() >= notBeforeMicros else { return }
         changeOwed = false
-        let capture = try await sharing.source.capture()
+        let started = WireClock.monotonicMicros()
+        let capture = try await sharing.source.capture(for: viewer)
+        let captured = WireClock.monotonicMicros()
+        var isRefinement = false
         var update = try stream.offer(capture.pixels, hints: capture.hints, captureMicros: capture.captureMicros,
                                       clock: WireClock.monotonicMicros, encoder: &encoder)
         if update == nil {
             update = try stream.refine(capture.pixels, captureMicros: capture.captureMicros, clock: WireClock.monotonicMicros,
                                        encoder: &encoder)
+            isRefinement = update != nil
         }
         guard var update else { return }
+        let stages = stream.lastStages
+        let bytesBefore = await connection.sentBytes
         update.sendMicros = WireClock.monotonicMicros()
         sentAt[update.frameID] = update.sendMicros
         try await connection.send(.frameUpdate(update))
+        guard let onUpdate = sharing.onUpdate else { return }
+        let queued = WireClock.monotonicMicros()
+        onUpdate(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stages.detectMicros,
+                                   encodeMicros: stages.encodeMicros, sendMicros: queued &- update.sendMicros,
+                                   wireBytes: await connection.sentBytes - bytesBefore, rects: update.rects.count,
+                                   isRefinement: isRefinement))
     }
 
     /// The shape goes once per shape, the position whenever it moves; the controller draws the

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ZRCCommandSupport
 import ZRCHostKit
+import ZRCHostX11
 import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage

@@ -7,18 +7,18 @@ import ZRCProtocol
 /// A screen the test draws on, and the input the host injected, for frame-pipeline tests
 /// without an X server (the X11 adapter has its own tests under Xvfb).
 final class FakeScreen: ScreenSource, InputSink {
-    private let state: Mutex<(pixels: PixelBuffer, changed: Bool, captures: Int, input: [InputEvent], released: Int)>
+    private let state: Mutex<(pixels: PixelBuffer, damage: DamageLedger, captures: Int, input: [InputEvent], released: Int)>
 
     init(width: Int, height: Int) {
         var pixels = PixelBuffer(width: width, height: height)
         for y in 0..<height { for x in 0..<width { pixels.setPixel(x: x, y: y, rgb: UInt32(x * 7 ^ y * 13) & 0xFFFFFF) } }
-        state = Mutex((pixels, true, 0, [], 0))
+        state = Mutex((pixels, DamageLedger(), 0, [], 0))
     }
 
     func draw(_ body: (inout PixelBuffer) -> Void) {
         state.withLock { state in
             body(&state.pixels)
-            state.changed = true
+            state.damage.record([state.pixels.bounds])
         }
     }
 
@@ -27,23 +27,24 @@ final class FakeScreen: ScreenSource, InputSink {
     var injected: [InputEvent] { state.withLock { $0.input } }
     var releases: Int { state.withLock { $0.released } }
 
-    func capture() async throws -> ScreenCapture {
+    func capture(for viewer: ScreenViewer) async throws -> ScreenCapture {
         state.withLock { state in
-            state.changed = false
             state.captures += 1
-            return ScreenCapture(pixels: state.pixels, hints: nil, captureMicros: WireClock.monotonicMicros())
+            return ScreenCapture(pixels: state.pixels, hints: state.damage.take(for: viewer), captureMicros: WireClock.monotonicMicros())
         }
     }
 
-    func waitForChange(timeout: Duration) async -> Bool {
+    func waitForChange(for viewer: ScreenViewer, timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if state.withLock({ $0.changed }) { return true }
+        while clock.now < deadline, !Task.isCancelled {
+            if state.withLock({ $0.damage.hasDamage(for: viewer) }) { return true }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return state.withLock { $0.changed }
+        return state.withLock { $0.damage.hasDamage(for: viewer) }
     }
+
+    func viewerLeft(_ viewer: ScreenViewer) async { state.withLock { $0.damage.remove(viewer) } }
 
     private let pointer = Mutex<(x: Int32, y: Int32)>((5, 7))
     static let arrow = CursorShape(shapeID: 42, width: 2, height: 2, hotX: 0, hotY: 0, rgba: [UInt8](repeating: 0xFF, count: 16))

@@ -1,26 +1,30 @@
 import Foundation
-import Logging
-import ZRCFrames
-import ZRCHostKit
+public import Logging
+public import ZRCFrames
+public import ZRCHostKit
 import ZRCNetworking
-import ZRCProtocol
+public import ZRCProtocol
 import ZRCX11
 
 /// The X11 screen as the host's `ScreenSource` and `InputSink`, all on one XCB connection:
 /// MIT-SHM capture (GetImage fallback), XDamage for what changed, XTest for input, XFixes for the
 /// cursor, RandR for the monitor to share.
 ///
-/// XDamage reports over-cover (a redraw with identical pixels still counts); they become hints
-/// that limit the tile compare to the damaged tiles, and no damage means no capture at all, so a
-/// static screen costs a few event polls per second. When the screen size changes (RandR), the
-/// connection is rebuilt and the next capture simply has the new size: sessions carry on.
-actor X11ScreenSource: ScreenSource, InputSink {
+/// The source keeps a framebuffer of the shared area and reads from the X server only what
+/// XDamage reported since the last read (tile-aligned, merged into few rectangles), so a typing-
+/// sized change costs a few small reads instead of a full-screen copy, and no damage means no
+/// read at all. XDamage over-reports (a redraw with identical pixels still counts); each viewer's
+/// damage becomes its hints, and the tile compare confirms them. When the screen size changes
+/// (RandR), the connection is rebuilt and the next capture has the new size: sessions carry on.
+public actor X11ScreenSource: ScreenSource, InputSink {
     private let displayName: String?
     private let monitorSelector: String?
     private let logger: Logger
     private var x11: Parts
-    private var pendingHints: [PixelRect] = []
-    private var firstCapture = true
+    private var damage = DamageLedger()
+    /// The shared area as last read; only `unread` areas may differ from the screen.
+    private var framebuffer: PixelBuffer
+    private var unread: [PixelRect]?
     private var shape: CursorShape?
     private var lastLayoutCheck = ContinuousClock.now
 
@@ -36,12 +40,22 @@ actor X11ScreenSource: ScreenSource, InputSink {
         let layout: MonitorLayout
     }
 
-    init(displayName: String?, monitor: String?, logger: Logger) throws {
+    /// Connects to `displayName` (nil: `$DISPLAY`) and shares `monitor` (a RandR monitor name or
+    /// index; nil: the whole screen).
+    public init(displayName: String?, monitor: String?, logger: Logger) throws {
         self.displayName = displayName
         monitorSelector = monitor
         self.logger = logger
         x11 = try Self.connect(displayName: displayName, monitor: monitor, logger: logger)
+        framebuffer = PixelBuffer(width: x11.area.width, height: x11.area.height)
+        unread = nil
     }
+
+    /// "MIT-SHM" or "GetImage", for logs and benchmarks.
+    public var captureMethod: String { x11.capturer.isUsingSharedMemory ? "MIT-SHM" : "GetImage" }
+
+    /// The shared area's size.
+    public var size: (width: Int, height: Int) { (x11.area.width, x11.area.height) }
 
     private static func connect(displayName: String?, monitor: String?, logger: Logger) throws -> Parts {
         let connection = try X11Connection(displayName: displayName)
@@ -56,37 +70,68 @@ actor X11ScreenSource: ScreenSource, InputSink {
         return parts
     }
 
-    func capture() async throws -> ScreenCapture {
+    public func capture(for viewer: ScreenViewer) async throws -> ScreenCapture {
         try checkLayout()
         try collectDamage()
-        let hints = firstCapture ? nil : pendingHints
-        firstCapture = false
-        pendingHints = []
-        let image = try x11.capturer.capture(x11.area)
+        try readUnread()
         let captured = WireClock.monotonicMicros()
-        return ScreenCapture(pixels: PixelBuffer(width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
-                                                 bytes: image.pixels),
-                             hints: hints, captureMicros: captured)
+        return ScreenCapture(pixels: framebuffer, hints: damage.take(for: viewer), captureMicros: captured)
     }
 
-    func waitForChange(timeout: Duration) async -> Bool {
+    /// Brings the framebuffer up to date: the whole area after a (re)connect, else the damaged tiles.
+    private func readUnread() throws {
+        let area = x11.area
+        guard let pending = unread else {
+            if framebuffer.width != area.width || framebuffer.height != area.height {
+                framebuffer = PixelBuffer(width: area.width, height: area.height)
+            }
+            try read(framebuffer.bounds)
+            unread = []
+            return
+        }
+        guard !pending.isEmpty else { return }
+        unread = []
+        let grid = TileGrid(width: framebuffer.width, height: framebuffer.height, tileSize: TileChangeDetector.defaultTileSize)
+        var tiles = TileMask(grid: grid)
+        for tile in grid.tiles(overlapping: pending) { tiles.insert(tile) }
+        for rect in tiles.mergedRects() { try read(rect) }
+    }
+
+    /// Reads `rect` (shared-area coordinates) from the server straight into the framebuffer.
+    private func read(_ rect: PixelRect) throws {
+        let capturer = x11.capturer
+        let source = ScreenRect(x: x11.area.x + rect.x, y: x11.area.y + rect.y, width: rect.width, height: rect.height)
+        let stride = framebuffer.bytesPerRow
+        let offset = rect.y * stride + rect.x * PixelBuffer.bytesPerPixel
+        try framebuffer.bytes.withUnsafeMutableBytes { raw in
+            try capturer.capture(source, into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]), bytesPerRow: stride)
+        }
+    }
+
+    public func waitForChange(for viewer: ScreenViewer, timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while clock.now < deadline {
+        while clock.now < deadline, !Task.isCancelled {
             do {
                 try collectDamage()
             } catch {
-                // Without damage events, treat every wait as a possible change: capture and compare.
+                // Without damage events, treat every wait as a possible change: read and compare all.
                 logger.warning("XDamage failed: \(error)")
+                unread = nil
+                damage.record([framebuffer.bounds])
                 try? await Task.sleep(for: timeout)
                 return true
             }
-            if !pendingHints.isEmpty { return true }
+            if damage.hasDamage(for: viewer) { return true }
             // Polling the connection's event queue is cheap; a short sleep keeps latency low
             // without a thread blocked in poll(2).
             try? await Task.sleep(for: min(.milliseconds(4), deadline - clock.now))
         }
-        return !pendingHints.isEmpty
+        return damage.hasDamage(for: viewer)
+    }
+
+    public func viewerLeft(_ viewer: ScreenViewer) async {
+        damage.remove(viewer)
     }
 
     /// Re-reads the screen layout about once a second; on a size change, reconnects.
@@ -98,21 +143,30 @@ actor X11ScreenSource: ScreenSource, InputSink {
         logger.notice("the screen changed to \(layout.screenWidth)x\(layout.screenHeight); reconnecting to the display")
         try? x11.injector.releaseAll()
         x11 = try Self.connect(displayName: displayName, monitor: monitorSelector, logger: logger)
-        firstCapture = true
+        unread = nil
+        damage.forgetAll()
         shape = nil
     }
 
     /// Damage in root coordinates, clipped to the shared area and moved into its coordinates.
     private func collectDamage() throws {
         let area = PixelRect(x: x11.area.x, y: x11.area.y, width: x11.area.width, height: x11.area.height)
+        var fresh: [PixelRect] = []
         for rect in try x11.damage.pendingDamage() {
             let clipped = PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height).intersection(area)
             guard !clipped.isEmpty else { continue }
-            pendingHints.append(PixelRect(x: clipped.x - area.x, y: clipped.y - area.y, width: clipped.width, height: clipped.height))
+            fresh.append(PixelRect(x: clipped.x - area.x, y: clipped.y - area.y, width: clipped.width, height: clipped.height))
+        }
+        guard !fresh.isEmpty else { return }
+        damage.record(fresh)
+        if unread != nil {
+            unread!.append(contentsOf: fresh)
+            // Bounded: beyond a few hundred rectangles, read everything once.
+            if unread!.count > 512 { unread = nil }
         }
     }
 
-    func cursor() async throws -> CursorState? {
+    public func cursor() async throws -> CursorState? {
         guard let monitor = x11.cursor else { return nil }
         if let image = try monitor.changedImage() ?? (shape == nil ? monitor.currentImage() : nil),
            image.width <= WireLimits.maxCursorSide, image.height <= WireLimits.maxCursorSide {
@@ -124,7 +178,7 @@ actor X11ScreenSource: ScreenSource, InputSink {
         return CursorState(x: Int32(position.x - x11.area.x), y: Int32(position.y - x11.area.y), shape: shape)
     }
 
-    func inject(_ event: InputEvent) async throws {
+    public func inject(_ event: InputEvent) async throws {
         // The controller speaks in shared-area coordinates; XTest in root coordinates.
         let (dx, dy) = (x11.area.x, x11.area.y)
         switch event {
@@ -143,7 +197,7 @@ actor X11ScreenSource: ScreenSource, InputSink {
         }
     }
 
-    func releaseAll() async {
+    public func releaseAll() async {
         do {
             try x11.injector.releaseAll()
         } catch {

@@ -1,0 +1,69 @@
+import Testing
+import ZRCFrames
+
+@Suite struct DamageLedgerTests {
+    let first = ScreenViewer(id: 1), second = ScreenViewer(id: 2)
+
+    @Test func aNewViewerKnowsNothingAndThenOnlyWhatChangedSinceItLooked() {
+        var ledger = DamageLedger()
+        #expect(ledger.hasDamage(for: first), "an unknown viewer has everything to look at")
+        #expect(ledger.take(for: first) == nil, "nil: compare the whole screen")
+        #expect(!ledger.hasDamage(for: first))
+        ledger.record([PixelRect(x: 1, y: 2, width: 3, height: 4)])
+        #expect(ledger.hasDamage(for: first))
+        #expect(ledger.take(for: first) == [PixelRect(x: 1, y: 2, width: 3, height: 4)])
+        #expect(ledger.take(for: first) == [])
+    }
+
+    @Test func oneViewerLookingDoesNotHideTheChangeFromAnother() {
+        var ledger = DamageLedger()
+        _ = ledger.take(for: first)
+        _ = ledger.take(for: second)
+        let change = PixelRect(x: 10, y: 10, width: 5, height: 5)
+        ledger.record([change])
+        #expect(ledger.take(for: first) == [change])
+        #expect(ledger.hasDamage(for: second))
+        #expect(ledger.take(for: second) == [change])
+    }
+
+    @Test func emptyRectanglesAreNotDamage() {
+        var ledger = DamageLedger()
+        _ = ledger.take(for: first)
+        ledger.record([PixelRect(x: 3, y: 3, width: 0, height: 9)])
+        #expect(!ledger.hasDamage(for: first))
+    }
+
+    @Test func manyRectanglesCollapseIntoTheirBoundingBox() {
+        var ledger = DamageLedger(maximumRects: 4)
+        _ = ledger.take(for: first)
+        for index in 0..<5 { ledger.record([PixelRect(x: index * 10, y: index, width: 2, height: 2)]) }
+        #expect(ledger.take(for: first) == [PixelRect(x: 0, y: 0, width: 42, height: 6)])
+    }
+
+    @Test func aViewerThatLeftOrAScreenChangeStartsOver() {
+        var ledger = DamageLedger()
+        _ = ledger.take(for: first)
+        _ = ledger.take(for: second)
+        ledger.remove(first)
+        #expect(ledger.take(for: first) == nil)
+        ledger.forgetAll()
+        #expect(ledger.take(for: second) == nil)
+    }
+}
+
+@Suite struct PixelBufferCopyTests {
+    @Test(arguments: [PixelRect(x: 0, y: 0, width: 64, height: 40), PixelRect(x: 13, y: 7, width: 1, height: 1),
+                      PixelRect(x: 60, y: 0, width: 4, height: 40), PixelRect(x: 5, y: 5, width: 0, height: 3)])
+    func copyMovesExactlyThatRectangle(_ rect: PixelRect) {
+        let source = ChangeDetectionTests.pattern(width: 64, height: 40)
+        var target = PixelBuffer(width: 64, height: 40)
+        target.copy(rect, from: source)
+        var wrong: [String] = []
+        for y in 0..<40 {
+            for x in 0..<64 where target.pixel(x: x, y: y) != (rect.contains(x: x, y: y) ? source.pixel(x: x, y: y) : 0) {
+                wrong.append("\(x),\(y)")
+            }
+        }
+        #expect(wrong.isEmpty, "wrong pixels: \(wrong.prefix(10))")
+    }
+}
