@@ -88,7 +88,8 @@ let package = Package(
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
         .executableTarget(
             name: "zrc-bench",
-            dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", argumentParser, logging],
+            dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", argumentParser, logging],
             swiftSettings: strict),
 
         // Helpers shared by the test targets.

@@ -28,3 +28,27 @@ public final class TurboJPEGCodec: RegionEncoder, RegionDecoder {
         return try decoder.decode(data).pixels
     }
 }
+
+extension TurboJPEGCodec {
+    /// A decoder per session, for `ControllerConfiguration.makeDecoder`; checks now that
+    /// libjpeg-turbo starts, so a broken library is one clear error instead of a failure per frame.
+    public static func decoderFactory() throws(CommandError) -> @Sendable () -> any RegionDecoder {
+        do {
+            _ = try TurboJPEGCodec()
+        } catch {
+            throw CommandError(.internal, "libjpeg-turbo could not start: \(error)")
+        }
+        return { () -> any RegionDecoder in
+            if let codec = try? TurboJPEGCodec() { return codec }
+            return UnavailableDecoder()
+        }
+    }
+}
+
+/// Stands in if a decoder cannot start mid-run (checked at start, so only after the library broke):
+/// every frame then fails to apply and the session ends with that reason.
+private struct UnavailableDecoder: RegionDecoder {
+    func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        throw FrameError("libjpeg-turbo is not available")
+    }
+}

@@ -100,7 +100,7 @@ actor SessionStreamer {
         onUpdate(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stages.detectMicros,
                                    encodeMicros: stages.encodeMicros, sendMicros: queued &- update.sendMicros,
                                    wireBytes: await connection.sentBytes - bytesBefore, rects: update.rects.count,
-                                   isRefinement: isRefinement))
+                                   quality: Int(update.quality), isRefinement: isRefinement))
     }
 
     /// The shape goes once per shape, the position whenever it moves; the controller draws the

@@ -58,15 +58,7 @@ struct ControllerContext {
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
         var configuration = ControllerConfiguration()
         if showsScreen {
-            do {
-                _ = try TurboJPEGCodec()
-            } catch {
-                throw CommandError(.internal, "libjpeg-turbo could not start: \(error)")
-            }
-            configuration.makeDecoder = { () -> any RegionDecoder in
-                if let codec = try? TurboJPEGCodec() { return codec }
-                return UnavailableDecoder()
-            }
+            configuration.makeDecoder = try TurboJPEGCodec.decoderFactory()
         }
         return ZRCController(identity: identity, crypto: crypto, knownHosts: knownHosts, controllerName: controllerName,
                              configuration: configuration, logger: logger)
@@ -85,13 +77,5 @@ extension CommandError {
             case .closedByHost, .connectionLost, .closed, .nameInUse: .failure
             }
         self.init(kind, error.message)
-    }
-}
-
-/// Stands in if a decoder cannot start mid-run (checked at start, so only after the library broke):
-/// every frame then fails to apply and the session ends with that reason.
-private struct UnavailableDecoder: RegionDecoder {
-    func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        throw FrameError("libjpeg-turbo is not available")
     }
 }

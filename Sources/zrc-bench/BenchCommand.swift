@@ -1,0 +1,17 @@
+import ArgumentParser
+
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "zrc-bench",
+        abstract: "Measure the host's frame pipeline on a real X server.",
+        discussion: """
+            `zrc-bench pipeline` (the default) runs the real host — X11 capture, XDamage, tile \
+            compare, JPEG, Noise, TCP — against a controller in another process while a test client \
+            draws a static screen, typing-sized changes and full-screen motion. `zrc-bench floors` \
+            measures the single stages in isolation, for comparison with the physical floor. \
+            Build in release mode for real figures.
+            """,
+        subcommands: [PipelineCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self],
+        defaultSubcommand: PipelineCommand.self)
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Synchronization
+import ZRCHostKit
+import ZRCNetworking
+import ZRCProtocol
+import ZRCSodium
+import ZRCStorage
+
+/// A host server on loopback with a throwaway identity and its files in the benchmark's directory.
+final class BenchHost: Sendable {
+    let server: HostServer
+    private let task = Mutex<Task<Void, any Error>?>(nil)
+
+    init(directory: URL, sharing: ScreenSharing, logger: Logger) throws {
+        let crypto = try SodiumCrypto()
+        let configuration = HostServerConfiguration(
+            listen: HostPort(host: "127.0.0.1", port: 0), hostName: "zrc-bench",
+            controlSocket: directory.appendingPathComponent("run/host.sock"),
+            randomSecret: { crypto.randomSecret(count: $0) }, sharing: sharing)
+        server = HostServer(configuration: configuration, identity: crypto.generateKeyPair(), crypto: crypto,
+                            controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("authorized-controllers.json")),
+                            logger: logger)
+    }
+
+    func start() async throws {
+        let (addresses, sink) = AsyncStream<HostPort>.makeStream()
+        let server = self.server
+        task.withLock {
+            $0 = Task {
+                defer { sink.finish() }
+                try await server.run { sink.yield($0) }
+            }
+        }
+        for await _ in addresses { return }
+        throw ValidationError("the benchmark's host did not start listening")
+    }
+
+    func invite() async throws -> String {
+        let response = try await LocalControlSocket.send(HostControlRequest.createInvite(lifetimeSeconds: 300, addresses: []),
+                                                         to: server.configuration.controlSocket, expecting: HostControlResponse.self)
+        guard case .invite(let summary) = response else { throw ValidationError("the host made no invite: \(response)") }
+        return summary.invite
+    }
+
+    func stop() async {
+        await server.shutdown()
+        task.withLock { $0?.cancel() }
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import ZRCCommandSupport
+import ZRCX11
+
+/// A child process of the benchmark: its own Xvfb, painter or sink.
+final class BenchChild {
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+    let name: String
+
+    init(_ name: String, executable: String, arguments: [String], quiet: Bool = false) throws {
+        self.name = name
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        if quiet { process.standardError = FileHandle.nullDevice }
+        do {
+            try process.run()
+        } catch {
+            throw ValidationError("cannot start \(name) (\(executable)): \(error.localizedDescription)")
+        }
+        let pid = process.processIdentifier
+        Self.running.withLock { _ = $0.insert(pid) }
+    }
+
+    /// This benchmark's own executable, to run its `paint` and `sink` subcommands.
+    static var selfExecutable: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
+
+    /// Waits for a line on the child's stdout (e.g. "ready").
+    func waitForLine(_ expected: String, timeout: Duration) throws {
+        let handle = output.fileHandleForReading
+        let deadline = ContinuousClock.now + timeout
+        var buffer = Data()
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw ValidationError("\(name) exited with status \(process.terminationStatus)") }
+            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let chunk = handle.availableData
+            if chunk.isEmpty { throw ValidationError("\(name) closed its output") }
+            buffer.append(chunk)
+            if String(decoding: buffer, as: UTF8.self).split(separator: "\n").contains(where: { $0 == expected }) { return }
+        }
+        throw ValidationError("\(name) was not \(expected) within \(timeout)")
+    }
+
+    func send(line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// SIGTERM, then SIGKILL after a second. Polls instead of `waitUntilExit`, which spins a
+    /// run loop on threads that have none.
+    func stop() {
+        let pid = process.processIdentifier
+        defer { Self.running.withLock { _ = $0.remove(pid) } }
+        guard process.isRunning else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where process.isRunning { usleep(10_000) }
+        guard process.isRunning else { return }
+        kill(pid, SIGKILL)
+        while process.isRunning { usleep(10_000) }
+    }
+
+    /// Children still running, killed if the benchmark itself is interrupted.
+    private static let running = Mutex<Set<Int32>>([])
+
+    /// On SIGINT/SIGTERM/SIGHUP: kill every child (an orphaned Xvfb would keep its display).
+    static func killChildrenOnSignal() -> [any DispatchSourceSignal] {
+        CommandRunner.onTerminationSignal { number in
+            running.withLock { pids in for pid in pids { kill(pid, SIGKILL) } }
+            Glibc.exit(128 + number)
+        }
+    }
+}
+
+/// An Xvfb of the benchmark's own, so nothing else draws on the measured screen.
+enum BenchDisplay {
+    static func start(width: Int, height: Int) throws -> (name: String, server: BenchChild) {
+        let xvfb = "/usr/bin/Xvfb"
+        guard FileManager.default.isExecutableFile(atPath: xvfb) else {
+            throw ValidationError("Xvfb is not installed: run Tools/install-deps.sh (package xvfb), or pass --display")
+        }
+        for number in 400..<500 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
+            let name = ":\(number)"
+            let server = try BenchChild("Xvfb \(name)", executable: xvfb,
+                                        arguments: [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
+                                        quiet: true)
+            for _ in 0..<100 {
+                if (try? X11Connection(displayName: name)) != nil { return (name, server) }
+                guard server.process.isRunning else { break }
+                usleep(50_000)
+            }
+            server.stop()
+        }
+        throw ValidationError("could not start Xvfb on any display :400–:499")
+    }
+}
+
+/// CPU time this process has used (user + system).
+enum ProcessCPU {
+    static func now() -> Duration {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let micros = (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
+            + Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec)
+        return .microseconds(micros)
+    }
+}

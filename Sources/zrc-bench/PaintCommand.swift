@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import ZRCX11
+
+/// The benchmark's test client, in a process of its own so its time is not counted as the host's.
+struct PaintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "paint", abstract: "Draw a workload on an X display until killed (used by `pipeline`).",
+        shouldDisplay: false)
+
+    @Option(help: "X display to draw on.")
+    var display: String
+
+    @Option(help: "What to draw.")
+    var workload: Workload
+
+    func run() throws {
+        let painter = try X11Painter(displayName: display)
+        let picture = Workload.picture(width: painter.width * 2, height: painter.height)
+        try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
+        try painter.show(pictureFrom: 0, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
+        try painter.sync()
+        // Unbuffered: the parent waits for this line.
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        guard workload.paintRate > 0 else {
+            while true { sleep(60) }
+        }
+        let clock = ContinuousClock()
+        let interval = Duration.seconds(1) / workload.paintRate
+        var next = clock.now
+        var step = 1
+        while true {
+            try workload.paint(step: step, on: painter)
+            // A round trip per update keeps the painter in step with the server instead of
+            // queueing requests faster than it draws them.
+            try painter.sync()
+            step += 1
+            next += interval
+            let wait = next - clock.now
+            if wait > .zero { usleep(UInt32(wait / .microseconds(1))) } else { next = clock.now }
+        }
+    }
+}

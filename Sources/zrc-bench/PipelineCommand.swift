@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Synchronization
+import ZRCCommandSupport
+import ZRCFrames
+import ZRCHostKit
+import ZRCHostX11
+import ZRCNetworking
+import ZRCProtocol
+import ZRCSodium
+import ZRCStorage
+
+/// The real host pipeline under three workloads, measured per update.
+struct PipelineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pipeline",
+        abstract: "Run the real host against a controller process while a test client draws; print per-stage figures.",
+        discussion: """
+            Starts Xvfb at --size (unless --display is given), an in-process zrc host sharing it \
+            (MIT-SHM, XDamage, libjpeg-turbo, Noise over loopback TCP), a controller in a child \
+            process that decodes and acknowledges every update, and, per workload, a test client in \
+            another child process that draws it. After a warm-up, every update's capture, change \
+            detection, encode and send time is recorded, with its size on the wire, and the host \
+            process's CPU time is read from getrusage.
+            """)
+
+    @Option(help: "X display to use instead of starting Xvfb (its content will be painted over).")
+    var display: String?
+
+    @Option(help: "Screen size of the Xvfb started for the benchmark (WIDTHxHEIGHT).")
+    var size = "1920x1080"
+
+    @Option(help: "Seconds measured per workload (after the warm-up).")
+    var seconds = 5
+
+    @Option(help: "Seconds of warm-up per workload (the first full frame and its refinement are not measured).")
+    var warmUp = 2
+
+    @Option(parsing: .upToNextOption, help: "Workloads to run: static, typing, motion.")
+    var workloads: [Workload] = Workload.allCases
+
+    func validate() throws {
+        guard seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be between 1 and 600") }
+        guard warmUp >= 0, warmUp <= 60 else { throw ValidationError("--warm-up must be between 0 and 60") }
+        guard parsedSize != nil else { throw ValidationError("--size must look like 1920x1080 (each side 64–8192)") }
+    }
+
+    private var parsedSize: (width: Int, height: Int)? {
+        let parts = size.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, (64...8192).contains(parts[0]), (64...8192).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "zrc-bench")
+        logger.logLevel = .warning
+        let signals = BenchChild.killChildrenOnSignal()
+        defer { _ = signals }
+        var xvfb: BenchChild?
+        defer { xvfb?.stop() }
+        let displayName: String
+        if let display {
+            displayName = display
+        } else {
+            let (width, height) = parsedSize!
+            let started = try BenchDisplay.start(width: width, height: height)
+            (displayName, xvfb) = (started.name, started.server)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let log = MeasurementLog()
+        let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
+        _ = try TurboJPEGCodec()
+        let sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try TurboJPEGCodec() },
+                                    onUpdate: { log.add($0) })
+        let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
+        try await host.start()
+        defer { Task { await host.stop() } }
+
+        let sink = try BenchChild("the controller (sink)", executable: BenchChild.selfExecutable,
+                                  arguments: ["sink", "--directory", directory.path])
+        defer { sink.stop() }
+        sink.send(line: try await host.invite())
+        try await log.waitForFirstUpdate(timeout: .seconds(20))
+
+        let (width, height) = await source.size
+        print("zrc-bench pipeline: display \(displayName) \(width)x\(height), capture via \(await source.captureMethod), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(seconds) s per workload after \(warmUp) s warm-up")
+        for workload in workloads {
+            let painter = try BenchChild("the test client", executable: BenchChild.selfExecutable,
+                                         arguments: ["paint", "--display", displayName, "--workload", workload.rawValue])
+            defer { painter.stop() }
+            try painter.waitForLine("ready", timeout: .seconds(20))
+            try await Task.sleep(for: .seconds(warmUp))
+            _ = log.take()
+            let (cpuBefore, wallBefore) = (ProcessCPU.now(), ContinuousClock.now)
+            try await Task.sleep(for: .seconds(seconds))
+            let updates = log.take()
+            let (cpu, wall) = (ProcessCPU.now() - cpuBefore, ContinuousClock.now - wallBefore)
+            painter.stop()
+            WorkloadReport(workload: workload, updates: updates, cpu: cpu, wall: wall).print()
+        }
+    }
+}
+
+/// Every update's measurement, collected from the host's streamer.
+final class MeasurementLog: Sendable {
+    private let updates = Mutex<[UpdateMeasurement]>([])
+
+    func add(_ measurement: UpdateMeasurement) { updates.withLock { $0.append(measurement) } }
+
+    func take() -> [UpdateMeasurement] { updates.withLock { taken in defer { taken = [] }; return taken } }
+
+    func waitForFirstUpdate(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while updates.withLock({ $0.isEmpty }) {
+            guard ContinuousClock.now < deadline else {
+                throw ValidationError("the controller received no frame within \(timeout): is the sink running?")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ZRCCommandSupport
+import ZRCControllerKit
+import ZRCSodium
+import ZRCStorage
+
+/// The benchmark's controller: pairs with the invite read from stdin, opens a session, and
+/// decodes and acknowledges every update as `zrc-ctl` would, in a process of its own so its
+/// decoding is not counted as host time. Ends when stdin closes.
+struct SinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sink", abstract: "Receive a host's frames (used by `pipeline`).", shouldDisplay: false)
+
+    @Option(help: "Directory for this controller's known-hosts file.")
+    var directory: String
+
+    func run() async throws {
+        guard let invite = readLine(strippingNewline: true), !invite.isEmpty else {
+            throw ValidationError("the sink reads an invite on stdin")
+        }
+        var logger = Logger(label: "zrc-bench.sink")
+        logger.logLevel = .warning
+        let crypto = try SodiumCrypto()
+        let store = KnownHostsStore(file: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"))
+        let controller = ZRCController(identity: crypto.generateKeyPair(), crypto: crypto, knownHosts: store, controllerName: "bench",
+                                       configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()), logger: logger)
+        _ = try await controller.pair(inviteText: invite, name: "bench")
+        let session = try await controller.connect(to: "bench")
+        // Stdin closing (the benchmark ending or dying) ends the sink.
+        Thread.detachNewThread {
+            while readLine() != nil {}
+            Glibc.exit(0)
+        }
+        let end = await session.waitUntilEnded()
+        throw ValidationError("the session ended: \(end)")
+    }
+}
