@@ -2,9 +2,10 @@ public import ZRCProtocol
 
 /// One controller's stream of frame updates, as a pure state machine (sans-IO).
 ///
-/// - The first change after idle goes out at once; while a frame is in flight (not yet
-///   acknowledged) further captures only mark that another is wanted, so a slow controller gets the
-///   newest screen next, never a queue of stale frames.
+/// - The first change after idle goes out at once. At most `maximumInFlight` frames are sent and
+///   not yet acknowledged; beyond that, captures only mark that another is wanted, so a slow
+///   controller gets the newest screen next, never a queue of stale frames. Two in flight let the
+///   host encode the next frame while the controller decodes the last one.
 /// - Motion is sent at moderate quality; tiles sent that way are remembered and, once the screen
 ///   has been still for `refineDelayMicros`, re-sent at high quality with full chroma, so still text
 ///   ends up sharp.
@@ -17,9 +18,14 @@ public struct FrameStream: Sendable {
         /// A refinement this small (in raw BGRX bytes) is sent losslessly, so still text and
         /// drawings end up pixel-exact; larger ones as JPEG at `refineQuality`, 4:4:4.
         public var losslessRefinementLimit: Int
+        /// Frames sent and not yet acknowledged, at most.
+        public var maximumInFlight: Int
 
         public init(motionQuality: Int = 70, refineQuality: Int = 92, refineDelayMicros: UInt64 = 100_000,
-                    tileSize: Int = TileChangeDetector.defaultTileSize, losslessRefinementLimit: Int = 1 << 20) {
+                    tileSize: Int = TileChangeDetector.defaultTileSize, losslessRefinementLimit: Int = 1 << 20,
+                    maximumInFlight: Int = 2) {
+            precondition(maximumInFlight >= 1, "at least one frame must be allowed in flight")
+            self.maximumInFlight = maximumInFlight
             self.motionQuality = motionQuality
             self.refineQuality = refineQuality
             self.refineDelayMicros = refineDelayMicros
@@ -36,7 +42,8 @@ public struct FrameStream: Sendable {
     private var lossy: TileMask?
     private var lastChangeMicros: UInt64 = 0
     private var nextFrameID: UInt64 = 1
-    public private(set) var inFlight: UInt64?
+    /// Frames sent and not yet acknowledged, oldest first.
+    public private(set) var inFlight: [UInt64] = []
     /// A capture was skipped while a frame was in flight; take one as soon as it is acknowledged.
     public private(set) var captureWanted = false
     /// How long the last `offer` or `refine` spent comparing and encoding (for stats and benchmarks).
@@ -55,7 +62,7 @@ public struct FrameStream: Sendable {
     }
 
     /// Whether a new capture would be used now.
-    public var canSend: Bool { inFlight == nil }
+    public var canSend: Bool { inFlight.count < configuration.maximumInFlight }
 
     /// Offers a fresh capture. Returns the update to send, or nil when nothing changed or a frame
     /// is still in flight (then `captureWanted` is set).
@@ -63,7 +70,7 @@ public struct FrameStream: Sendable {
     /// stamps `sendMicros` itself, just before writing).
     public mutating func offer(_ screen: PixelBuffer, hints: [PixelRect]?, captureMicros: UInt64, clock: () -> UInt64,
                                encoder: inout some RegionEncoder) throws -> FrameUpdate? {
-        guard inFlight == nil else {
+        guard canSend else {
             captureWanted = true
             return nil
         }
@@ -95,7 +102,8 @@ public struct FrameStream: Sendable {
 
     /// The controller acknowledged `frameID`.
     public mutating func acknowledge(_ frameID: UInt64) {
-        if inFlight == frameID { inFlight = nil }
+        // Acknowledgements come in order; one also covers any older frame it overtook.
+        if let index = inFlight.firstIndex(of: frameID) { inFlight.removeFirst(index + 1) }
     }
 
     /// When the next refinement is due, if any (the caller schedules a call to `refine` then).
@@ -108,7 +116,7 @@ public struct FrameStream: Sendable {
     /// enough. `screen` must be the current capture; changed tiles are left to `offer`.
     public mutating func refine(_ screen: PixelBuffer, captureMicros: UInt64, clock: () -> UInt64,
                                 encoder: inout some RegionEncoder) throws -> FrameUpdate? {
-        guard inFlight == nil, let due = refinementDueMicros, clock() >= due, let mask = lossy,
+        guard inFlight.isEmpty, let due = refinementDueMicros, clock() >= due, let mask = lossy,
               screen.width == sent.width, screen.height == sent.height
         else { return nil }
         let started = clock()
@@ -152,7 +160,7 @@ public struct FrameStream: Sendable {
                                      quality: Int) -> FrameUpdate {
         let id = nextFrameID
         nextFrameID += 1
-        inFlight = id
+        inFlight.append(id)
         return FrameUpdate(frameID: id, captureMicros: captureMicros, encodeDoneMicros: encodeDoneMicros, sendMicros: encodeDoneMicros,
                            screenWidth: UInt32(screen.width), screenHeight: UInt32(screen.height), quality: UInt8(quality),
                            rects: rects)

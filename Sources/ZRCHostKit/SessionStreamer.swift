@@ -42,8 +42,33 @@ actor SessionStreamer {
                 await connection.close(reason: .internalError, text: "the host could not capture or encode its screen")
                 return
             }
-            changed = await sharing.source.waitForChange(for: viewer, timeout: waitTime())
+            if stream.canSend {
+                changed = await sharing.source.waitForChange(for: viewer, timeout: waitTime())
+            } else {
+                // Woken by the acknowledgement, so the next frame leaves as soon as it may; the
+                // timeout keeps the cursor followed meanwhile. Damage keeps collecting per viewer.
+                await waitForAcknowledgement(timeout: .milliseconds(16))
+                changed = await sharing.source.waitForChange(for: viewer, timeout: .zero)
+            }
         }
+    }
+
+    private var acknowledgementWaiter: CheckedContinuation<Void, Never>?
+
+    private func waitForAcknowledgement(timeout: Duration) async {
+        guard !stream.canSend, !Task.isCancelled else { return }
+        await withCheckedContinuation { continuation in
+            acknowledgementWaiter = continuation
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                await self?.wakeAcknowledgementWaiter()
+            }
+        }
+    }
+
+    private func wakeAcknowledgementWaiter() {
+        acknowledgementWaiter?.resume()
+        acknowledgementWaiter = nil
     }
 
     /// A change seen while a frame was in flight (or paced) that still has to be captured.
@@ -55,7 +80,10 @@ actor SessionStreamer {
 
     func acknowledge(_ frameID: UInt64) {
         stream.acknowledge(frameID)
+        defer { wakeAcknowledgementWaiter() }
         guard let sent = sentAt.removeValue(forKey: frameID) else { return }
+        // An acknowledgement covers the older frames it overtook.
+        sentAt = sentAt.filter { $0.key > frameID }
         let now = WireClock.monotonicMicros()
         quality.frameAcknowledged(afterMicros: now &- sent)
         stream.configuration.motionQuality = quality.quality
@@ -63,7 +91,6 @@ actor SessionStreamer {
     }
 
     private func waitTime() -> Duration {
-        guard stream.canSend else { return .milliseconds(20) }
         let now = WireClock.monotonicMicros()
         if notBeforeMicros > now { return .microseconds(Int64(notBeforeMicros - now)) }
         // Pointer motion is not screen damage: look at the cursor often enough to follow it.

@@ -111,7 +111,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     public func waitForChange(for viewer: ScreenViewer, timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while clock.now < deadline, !Task.isCancelled {
+        // At least one look, even with a zero timeout.
+        while !Task.isCancelled {
             do {
                 try collectDamage()
             } catch {
@@ -123,6 +124,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
                 return true
             }
             if damage.hasDamage(for: viewer) { return true }
+            guard clock.now < deadline else { break }
             // Polling the connection's event queue is cheap; a short sleep keeps latency low
             // without a thread blocked in poll(2).
             try? await Task.sleep(for: min(.milliseconds(4), deadline - clock.now))

@@ -78,7 +78,18 @@ struct PipelineCommand: AsyncParsableCommand {
                                     onUpdate: { log.add($0) })
         let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
         try await host.start()
-        defer { Task { await host.stop() } }
+        do {
+            try await measure(host: host, source: source, log: log, displayName: displayName, directory: directory)
+        } catch {
+            await host.stop()
+            throw error
+        }
+        // Before the display goes away, so the host does not report a lost X connection.
+        await host.stop()
+    }
+
+    private func measure(host: BenchHost, source: X11ScreenSource, log: MeasurementLog, displayName: String,
+                         directory: URL) async throws {
 
         let sink = try BenchChild("the controller (sink)", executable: BenchChild.selfExecutable,
                                   arguments: ["sink", "--directory", directory.path])

@@ -22,7 +22,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
         switch self {
         case .staticScreen: 0
         case .typing: 30
-        case .motion: 240
+        case .motion: 120
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import ZRCXTestSupport
 import ZRCX11
 
 /// XFIXES cursor and RandR monitors, on private Xvfb servers (resizing the shared display would

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCXTestSupport
 import ZRCX11
 
 /// DAMAGE on a private Xvfb: what a client draws is reported once, exactly, and a quiet screen

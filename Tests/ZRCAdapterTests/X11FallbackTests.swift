@@ -1,5 +1,6 @@
 import ZRCTestSupport
 import Testing
+import ZRCXTestSupport
 import ZRCX11
 
 /// Servers that differ from the shared test display: one without MIT-SHM (the capturer must fall

@@ -1,4 +1,5 @@
 import Testing
+import ZRCXTestSupport
 import ZRCX11
 
 /// XTest injection checked from the receiving side: a test X client on a private Xvfb (so its

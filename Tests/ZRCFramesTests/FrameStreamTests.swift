@@ -9,13 +9,13 @@ import ZRCProtocol
     }
 
     @Test func firstChangeGoesOutAtOnceThenLatestWinsWhileInFlight() throws {
-        var stream = FrameStream()
+        var stream = FrameStream(configuration: .init(maximumInFlight: 1))
         var codec = RawCodec()
         let clock = Clock()
         var screen = ChangeDetectionTests.pattern(width: 200, height: 100)
         let first = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
         #expect(first.frameID == 1)
-        #expect(stream.inFlight == 1)
+        #expect(stream.inFlight == [1])
 
         screen.setPixel(x: 5, y: 5, rgb: 0)
         #expect(try stream.offer(screen, hints: nil, captureMicros: 2, clock: clock.read, encoder: &codec) == nil)
@@ -27,6 +27,24 @@ import ZRCProtocol
         #expect(next.frameID == 2)
         #expect(Set(next.rects.map { "\($0.x),\($0.y)" }) == ["0,0", "128,64"], "both changes, in the newest state only")
         #expect(!stream.captureWanted)
+    }
+
+    @Test func twoFramesMayBeInFlightAndAnAckCoversOlderOnes() throws {
+        var stream = FrameStream()
+        var codec = RawCodec()
+        let clock = Clock()
+        var screen = ChangeDetectionTests.pattern(width: 64, height: 64)
+        for step in 1...2 {
+            screen.setPixel(x: step, y: 0, rgb: 0x123456)
+            #expect(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec)?.frameID == UInt64(step))
+        }
+        screen.setPixel(x: 9, y: 9, rgb: 0)
+        #expect(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec) == nil, "a third waits")
+        #expect(stream.captureWanted && stream.inFlight == [1, 2])
+        stream.acknowledge(2)
+        #expect(stream.inFlight.isEmpty, "acknowledgements are in order: 2 covers 1")
+        stream.acknowledge(7)
+        #expect(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec)?.frameID == 3)
     }
 
     @Test func aStaticScreenSendsNothing() throws {

@@ -4,13 +4,13 @@ import Testing
 /// An extra Xvfb with settings the shared test display lacks (no MIT-SHM, another depth), started
 /// and stopped by one test. Inside Tools/with-test-services.sh, a server left behind by a crashed
 /// test is swept with the rest of the environment.
-final class PrivateXServer {
-    let display: String
+public final class PrivateXServer {
+    public let display: String
     private let process: Process
     private let directory: URL
 
     /// Starts `Xvfb` with `arguments` on a free display number (Xvfb picks it: -displayfd).
-    init(_ arguments: [String]) throws {
+    public init(_ arguments: [String]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-xvfb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let numberFile = directory.appendingPathComponent("display")
@@ -45,8 +45,18 @@ final class PrivateXServer {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Runs an X client tool against this server.
-    func run(_ tool: String, _ arguments: [String]) throws {
-        try TestDisplay.run("env", ["DISPLAY=\(display)", tool] + arguments)
+    /// Runs an X client tool against this server; fails with its output if it fails.
+    public func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["DISPLAY=\(display)", tool] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0,
+                     "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(text) (Tools/install-deps.sh installs it)")
     }
 }

@@ -1,18 +1,18 @@
-import CXCB
+internal import CXCB
 import Foundation
 import Testing
 
 /// An ordinary X client, written with XCB, standing in for an application: a window covering the
 /// whole screen that records the pointer and keyboard events it receives.
-final class TestXClient {
-    enum Event: Hashable, CustomStringConvertible {
+public final class TestXClient {
+    public enum Event: Hashable, CustomStringConvertible {
         case motion(x: Int, y: Int)
         case buttonPress(Int, x: Int, y: Int)
         case buttonRelease(Int, x: Int, y: Int)
         case keyPress(keycode: UInt8, state: UInt16)
         case keyRelease(keycode: UInt8, state: UInt16)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .motion(let x, let y): "motion \(x),\(y)"
             case .buttonPress(let b, let x, let y): "press \(b) at \(x),\(y)"
@@ -23,15 +23,15 @@ final class TestXClient {
         }
     }
 
-    static let shiftMask = UInt16(XCB_MOD_MASK_SHIFT.rawValue)
-    static let controlMask = UInt16(XCB_MOD_MASK_CONTROL.rawValue)
+    public static let shiftMask = UInt16(XCB_MOD_MASK_SHIFT.rawValue)
+    public static let controlMask = UInt16(XCB_MOD_MASK_CONTROL.rawValue)
 
     let raw: OpaquePointer
     let window: UInt32
-    let width: Int
-    let height: Int
+    public let width: Int
+    public let height: Int
 
-    init(display: String) throws {
+    public init(display: String) throws {
         var screenNumber: Int32 = 0
         raw = xcb_connect(display, &screenNumber)
         guard xcb_connection_has_error(raw) == 0, let screen = xcb_setup_roots_iterator(xcb_get_setup(raw)).data?.pointee else {
@@ -73,13 +73,13 @@ final class TestXClient {
     deinit { xcb_disconnect(raw) }
 
     /// A round trip: every event the server generated before this call has reached us after it.
-    func sync() {
+    public func sync() {
         free(xcb_get_input_focus_reply(raw, xcb_get_input_focus(raw), nil))
     }
 
     /// The input events received since the last call (after a `sync`, so everything the server
     /// produced for input injected before this call is included).
-    func takeEvents() -> [Event] {
+    public func takeEvents() -> [Event] {
         sync()
         var events: [Event] = []
         while let generic = xcb_poll_for_event(raw) {
@@ -106,7 +106,7 @@ final class TestXClient {
     }
 
     /// Fills `rect` of the window with a solid colour (for damage tests).
-    func fill(x: Int, y: Int, width: Int, height: Int, pixel: UInt32) {
+    public func fill(x: Int, y: Int, width: Int, height: Int, pixel: UInt32) {
         let gc = xcb_generate_id(raw)
         let values: [UInt32] = [pixel]
         xcb_create_gc(raw, gc, window, XCB_GC_FOREGROUND.rawValue, values)
@@ -117,7 +117,7 @@ final class TestXClient {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
