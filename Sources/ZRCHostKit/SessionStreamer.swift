@@ -17,6 +17,7 @@ actor SessionStreamer {
     private var sentShapeID: UInt32?
     private var sentPosition: (x: Int32, y: Int32)?
     private let viewer: ScreenViewer
+    private var pointerMovedMicros: UInt64 = 0
 
     init(viewer: ScreenViewer, sharing: ScreenSharing, connection: SecureConnection, logger: Logger) throws {
         self.viewer = viewer
@@ -93,8 +94,11 @@ actor SessionStreamer {
     private func waitTime() -> Duration {
         let now = WireClock.monotonicMicros()
         if notBeforeMicros > now { return .microseconds(Int64(notBeforeMicros - now)) }
-        // Pointer motion is not screen damage: look at the cursor often enough to follow it.
-        if sentShapeID != nil { return .milliseconds(16) }
+        // Pointer motion is not screen damage: look at the cursor often enough to follow it —
+        // every frame while it moves, more calmly once it has rested for a while.
+        if sentShapeID != nil {
+            return now &- pointerMovedMicros < 2_000_000 ? .milliseconds(16) : .milliseconds(50)
+        }
         if let due = stream.refinementDueMicros {
             let now = WireClock.monotonicMicros()
             return .microseconds(Int64(due > now ? due - now : 0))
@@ -141,6 +145,7 @@ actor SessionStreamer {
         if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y {
             try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: true, shapeID: cursor.shape.shapeID))
             sentPosition = (cursor.x, cursor.y)
+            pointerMovedMicros = WireClock.monotonicMicros()
         }
     }
 }

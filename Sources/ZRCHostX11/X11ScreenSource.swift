@@ -125,9 +125,11 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             }
             if damage.hasDamage(for: viewer) { return true }
             guard clock.now < deadline else { break }
-            // Polling the connection's event queue is cheap; a short sleep keeps latency low
-            // without a thread blocked in poll(2).
-            try? await Task.sleep(for: min(.milliseconds(4), deadline - clock.now))
+            // Sleep until the X socket has data (a damage event) instead of polling. Other calls
+            // on this connection made meanwhile (the cursor, another viewer) may read an event
+            // into libxcb's queue without the socket staying readable, so look again at least
+            // every 50 ms.
+            await SocketReadiness.wait(fileDescriptor: x11.damage.fileDescriptor, timeout: min(.milliseconds(50), deadline - clock.now))
         }
         return damage.hasDamage(for: viewer)
     }
