@@ -21,6 +21,9 @@ public struct ComposedFrame: Sendable {
     public let sendMicros: UInt64
     /// Areas changed by the newest update.
     public let dirty: [PixelRect]
+    /// JPEG quality of the newest update: moderate during motion, 100 once still areas were
+    /// refined losslessly.
+    public let quality: Int
 }
 
 /// An established, authenticated connection to a host, seen from the controller.
@@ -105,7 +108,8 @@ public actor ControllerSession {
         guard compositor.version > version else { return nil }
         let (capture, encodeDone, send) = compositor.lastTimestamps
         return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
-                             captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send, dirty: compositor.lastDirty)
+                             captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send, dirty: compositor.lastDirty,
+                             quality: compositor.lastQuality)
     }
 
     func finished(_ end: ConnectionEnd) {

@@ -12,6 +12,8 @@ public struct FrameCompositor: Sendable {
     public private(set) var lastTimestamps: (capture: UInt64, encodeDone: UInt64, send: UInt64) = (0, 0, 0)
     /// Where the last update drew, for renderers that redraw only what changed.
     public private(set) var lastDirty: [PixelRect] = []
+    /// JPEG quality of the last update (100: lossless).
+    public private(set) var lastQuality = 0
 
     public init() {}
 
@@ -53,5 +55,6 @@ public struct FrameCompositor: Sendable {
         lastFrameID = update.frameID
         lastTimestamps = (update.captureMicros, update.encodeDoneMicros, update.sendMicros)
         lastDirty = dirty
+        lastQuality = Int(update.quality)
     }
 }

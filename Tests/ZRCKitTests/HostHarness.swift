@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import ZRCControllerKit
+import ZRCFrames
 import ZRCHostKit
 import ZRCNetworking
 import ZRCProtocol
@@ -68,12 +69,13 @@ final class HostHarness: Sendable {
         return summary.invite
     }
 
-    func controller(name: String = "laptop", identity: NoiseKeyPair? = nil) -> (ZRCController, NoiseKeyPair) {
+    func controller(name: String = "laptop", identity: NoiseKeyPair? = nil,
+                    makeDecoder: @escaping @Sendable () -> any RegionDecoder = { RawRegionCodec() }) -> (ZRCController, NoiseKeyPair) {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         let configuration = ControllerConfiguration(connectTimeout: .seconds(2), handshakeTimeout: .seconds(3),
                                                     keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
-                                                    makeDecoder: { RawRegionCodec() })
+                                                    makeDecoder: makeDecoder)
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
                                        configuration: configuration, logger: log.logger)
         return (controller, identity)

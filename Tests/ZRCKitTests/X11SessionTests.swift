@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+import ZRCCommandSupport
+import ZRCControllerKit
+import ZRCFrames
+import ZRCHostKit
+import ZRCHostX11
+import ZRCProtocol
+import ZRCX11
+import ZRCXTestSupport
+
+/// The host on a real X server: a private Xvfb per test, the X11 source (MIT-SHM, XDamage,
+/// XTest), libjpeg-turbo, and test X clients that draw known content or record the input they get.
+@Suite struct X11SessionTests {
+    /// 512×384: a whole-screen refinement (768 KiB) is within the lossless limit, so still content
+    /// must arrive pixel-exact.
+    static let (width, height) = (512, 384)
+
+    final class Setup {
+        let server: PrivateXServer
+        let harness: HostHarness
+        let controller: ZRCController
+
+        init(policy: SessionPolicy = .viewOnly) async throws {
+            server = try PrivateXServer(["-screen", "0", "\(X11SessionTests.width)x\(X11SessionTests.height)x24"])
+            let source = try X11ScreenSource(displayName: server.display, monitor: nil, logger: .init(label: "test"))
+            #expect(await source.captureMethod == "MIT-SHM")
+            harness = try HostHarness(sharing: ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() }),
+                                      policy: policy)
+            _ = try await harness.start()
+            let decoders = try TurboJPEGCodec.decoderFactory()
+            controller = harness.controller(makeDecoder: decoders).0
+            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        }
+
+        func stop() async { await harness.stop() }
+    }
+
+    /// A desktop-like picture twice the screen's width, so it can scroll: colour gradients with
+    /// fine grey detail (like text and edges), no two columns alike.
+    static let picture: PixelBuffer = {
+        var image = PixelBuffer(width: width * 2, height: height)
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let detail = Int((x * 7 + y * 13) % 23) * 2 - 23
+                let base = [x / 4 % 200 + 28, y * 200 / height + 28, (x + y) % 200 + 28]
+                let channels = base.map { UInt32(max(0, min(255, $0 + detail))) }
+                image.setPixel(x: x, y: y, rgb: channels[0] << 16 | channels[1] << 8 | channels[2])
+            }
+        }
+        return image
+    }()
+
+    /// What the screen shows when the picture is shown from column `offset`.
+    static func screen(atOffset offset: Int) -> PixelBuffer {
+        let rect = PixelRect(x: offset, y: 0, width: width, height: height)
+        return PixelBuffer(width: width, height: height, bytesPerRow: width * 4, bytes: picture.crop(rect))
+    }
+
+    static func painter(on server: PrivateXServer) throws -> X11Painter {
+        let painter = try X11Painter(displayName: server.display)
+        try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
+        return painter
+    }
+
+    static func show(_ painter: X11Painter, offset: Int) throws {
+        try painter.show(pictureFrom: offset, 0, in: ScreenRect(x: 0, y: 0, width: width, height: height))
+        try painter.sync()
+    }
+
+    /// The first frame for which `condition` holds, polling every 5 ms for up to 10 s.
+    static func frame(_ session: ControllerSession, newerThan version: UInt64 = 0,
+                      where condition: (ComposedFrame) -> Bool = { _ in true }) async -> ComposedFrame? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var seen = version
+        while ContinuousClock.now < deadline {
+            if let frame = await session.pollFrame(newerThan: seen) {
+                if condition(frame) { return frame }
+                seen = frame.version
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    /// The frame version once no update has arrived for 400 ms; nil if updates keep coming for 10 s.
+    static func settled(_ session: ControllerSession) async -> UInt64? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var version = await session.pollFrame()?.version ?? 0
+        var quietSince = ContinuousClock.now
+        while ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+            if let newer = await session.pollFrame(newerThan: version) {
+                version = newer.version
+                quietSince = .now
+            } else if ContinuousClock.now - quietSince >= .milliseconds(400) {
+                return version
+            }
+        }
+        return nil
+    }
+
+    /// Peak signal-to-noise ratio over the colour channels, in dB (infinite when equal).
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        var squares = 0.0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let (p, q) = (a.pixel(x: x, y: y), b.pixel(x: x, y: y))
+                for shift in [0, 8, 16] {
+                    let d = Double(Int(p >> UInt32(shift) & 0xFF) - Int(q >> UInt32(shift) & 0xFF))
+                    squares += d * d
+                }
+            }
+        }
+        let mse = squares / Double(a.width * a.height * 3)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    @Test func knownContentArrivesPixelExactAfterRefinementAndWithinPSNRDuringMotion() async throws {
+        let setup = try await Setup()
+        let painter = try Self.painter(on: setup.server)
+        try Self.show(painter, offset: 0)
+        let session = try await setup.controller.connect(to: "desk")
+        let exact = await Self.frame(session) { $0.pixels == Self.screen(atOffset: 0) }
+        #expect(exact?.quality == 100, "the still screen ends up pixel-exact, refined losslessly")
+
+        // Motion: each step scrolls the whole screen; the first update for it is the lossy one.
+        var psnrs: [Double] = []
+        for step in 1...4 {
+            let before = try #require(await Self.settled(session), "the stream never went quiet")
+            try Self.show(painter, offset: step * 37)
+            let motion = try #require(await Self.frame(session, newerThan: before), "no update for step \(step)")
+            #expect(motion.quality < 100, "step \(step): a motion update, not yet the refinement")
+            psnrs.append(Self.psnr(motion.pixels, Self.screen(atOffset: step * 37)))
+            let refined = await Self.frame(session, newerThan: motion.version) { $0.pixels == Self.screen(atOffset: step * 37) }
+            #expect(refined != nil, "step \(step): pixel-exact once still")
+        }
+        // The stated bound for motion updates (JPEG q70–80, 4:2:0) on this picture, whose
+        // single-pixel sawtooth detail is harder than text or photos: 27 dB each (measured 28–30).
+        #expect(psnrs.allSatisfy { $0 >= 27 }, "PSNR during motion: \(psnrs.map { String(format: "%.1f dB", $0) })")
+        await session.close()
+        await setup.stop()
+    }
+
+    @Test func oneSmallChangeSendsOnlyItsTileAndAStaticScreenNothing() async throws {
+        let setup = try await Setup()
+        let painter = try Self.painter(on: setup.server)
+        try Self.show(painter, offset: 0)
+        let session = try await setup.controller.connect(to: "desk")
+        _ = try #require(await Self.frame(session) { $0.pixels == Self.screen(atOffset: 0) })
+        let before = try #require(await Self.settled(session), "the stream never went quiet")
+
+        try painter.fill(ScreenRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
+        try painter.sync()
+        let change = try #require(await Self.frame(session, newerThan: before))
+        #expect(change.dirty == [PixelRect(x: 64, y: 64, width: 64, height: 64)], "only the changed tile travels")
+        let red = change.pixels.pixel(x: 75, y: 75)
+        #expect(red >> 16 > 0xF0 && red >> 8 & 0xFF < 0x10 && red & 0xFF < 0x10, "red, up to JPEG: \(String(red, radix: 16))")
+        var expected = Self.screen(atOffset: 0)
+        expected.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
+        #expect(await Self.frame(session, newerThan: change.version) { $0.pixels == expected } != nil, "pixel-exact once refined")
+
+        let still = try #require(await Self.settled(session), "the stream never went quiet")
+        try await Task.sleep(for: .seconds(2))
+        #expect(await session.pollFrame(newerThan: still) == nil, "a static screen sends nothing for 2 s")
+        await session.close()
+        await setup.stop()
+    }
+
+    @Test func inputThroughASessionArrivesAtAnXClient() async throws {
+        let setup = try await Setup()
+        let client = try TestXClient(display: setup.server.display)
+        _ = client.takeEvents()
+        let session = try await setup.controller.connect(to: "desk")
+        func send(_ events: [InputEvent]) async throws -> [TestXClient.Event] {
+            for event in events { try await session.send(.input(event)) }
+            _ = try await session.ping()  // the host has handled everything sent before the ping
+            return client.takeEvents()
+        }
+
+        #expect(try await send([.pointerMove(x: 10, y: 20), .pointerMove(x: 511, y: 383)])
+                == [.motion(x: 10, y: 20), .motion(x: 511, y: 383)])
+        for button in UInt8(1)...3 {
+            let events = try await send([.button(button, pressed: true, x: 100, y: 50), .button(button, pressed: false, x: 100, y: 50)])
+            #expect(events.filter { if case .motion = $0 { false } else { true } }
+                    == [.buttonPress(Int(button), x: 100, y: 50), .buttonRelease(Int(button), x: 100, y: 50)])
+        }
+        let scrolls = try await send([.scroll(dx: 1, dy: 2, x: 5, y: 6), .scroll(dx: 0, dy: -1, x: 5, y: 6)])
+        #expect(scrolls.compactMap { if case .buttonPress(let b, 5, 6) = $0 { b } else { nil } } == [5, 5, 7, 4], "\(scrolls)")
+
+        let connection = try X11Connection(displayName: setup.server.display)
+        let mapping = try KeyboardMapping.read(from: connection)
+        let keys = try await send([.key(keysym: 0x61, pressed: true, modifiers: [.shift, .control]),
+                                   .key(keysym: 0x61, pressed: false, modifiers: [.shift, .control])])
+        let aPress = keys.compactMap { if case .keyPress(let k, let state) = $0, mapping.keysym(of: k, shifted: false) == 0x61 { state } else { nil } }
+        #expect(aPress.count == 1 && aPress[0] & TestXClient.shiftMask != 0 && aPress[0] & TestXClient.controlMask != 0, "\(keys)")
+
+        let typedEvents = try await send([.text("héllo ✓")])
+        let now = try KeyboardMapping.read(from: connection)
+        var typed = ""
+        for case .keyPress(let keycode, let state) in typedEvents {
+            let keysym = now.keysym(of: keycode, shifted: state & TestXClient.shiftMask != 0)
+            if keysym == Keysym.shiftLeft || keysym == Keysym.shiftRight { continue }
+            typed.unicodeScalars.append(try #require(Keysym.character(of: keysym), "keysym 0x\(String(keysym, radix: 16))"))
+        }
+        #expect(typed == "héllo ✓")
+
+        // A second controller watches (view-only policy); its input is refused and never arrives.
+        let (watcherController, _) = setup.harness.controller(name: "watcher", makeDecoder: try TurboJPEGCodec.decoderFactory())
+        _ = try await watcherController.pair(inviteText: try await setup.harness.invite(), name: "desk")
+        let watcher = try await watcherController.connect(to: "desk")
+        #expect(watcher.granted.contains(.viewOnly))
+        try await watcher.send(.input(.pointerMove(x: 300, y: 300)))
+        var refused = false
+        for await event in watcher.events {
+            if case .message(.error(let code, _)) = event, code == .inputRefused { refused = true; break }
+        }
+        #expect(refused)
+        _ = try await session.ping()
+        #expect(client.takeEvents().isEmpty, "nothing from the view-only session reached the X client")
+        await watcher.close()
+        await session.close()
+        await setup.stop()
+    }
+}
