@@ -78,6 +78,13 @@ final class BenchChild {
 
 /// An Xvfb of the benchmark's own, so nothing else draws on the measured screen.
 enum BenchDisplay {
+    /// The display given on the command line, or an Xvfb of our own (returned, to be stopped).
+    static func open(given display: String?, width: Int, height: Int) throws -> (name: String, server: BenchChild?) {
+        if let display { return (display, nil) }
+        let started = try start(width: width, height: height)
+        return (started.name, started.server)
+    }
+
     static func start(width: Int, height: Int) throws -> (name: String, server: BenchChild) {
         let xvfb = "/usr/bin/Xvfb"
         guard FileManager.default.isExecutableFile(atPath: xvfb) else {

@@ -27,15 +27,8 @@ struct FloorsCommand: ParsableCommand {
         logger.logLevel = .warning
         let signals = BenchChild.killChildrenOnSignal()
         defer { _ = signals }
-        var xvfb: BenchChild?
+        let (name, xvfb) = try BenchDisplay.open(given: display, width: 1920, height: 1080)
         defer { xvfb?.stop() }
-        let name: String
-        if let display {
-            name = display
-        } else {
-            let started = try BenchDisplay.start(width: 1920, height: 1080)
-            (name, xvfb) = (started.name, started.server)
-        }
         let connection = try X11Connection(displayName: name)
         let capturer = try ScreenCapturer(connection: connection, logger: logger)
         let clock = ContinuousClock()

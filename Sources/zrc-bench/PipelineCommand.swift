@@ -57,16 +57,9 @@ struct PipelineCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let signals = BenchChild.killChildrenOnSignal()
         defer { _ = signals }
-        var xvfb: BenchChild?
+        let (width, height) = parsedSize!
+        let (displayName, xvfb) = try BenchDisplay.open(given: display, width: width, height: height)
         defer { xvfb?.stop() }
-        let displayName: String
-        if let display {
-            displayName = display
-        } else {
-            let (width, height) = parsedSize!
-            let started = try BenchDisplay.start(width: width, height: height)
-            (displayName, xvfb) = (started.name, started.server)
-        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

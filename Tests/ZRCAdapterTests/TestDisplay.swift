@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCXTestSupport
 
 /// The X display the X11 tests draw on and capture from: the Xvfb started by
 /// Tools/with-test-services.sh. These tests fail (never skip) without it.
@@ -13,19 +14,9 @@ enum TestDisplay {
             """)
     }
 
-    /// Runs an X client tool (from x11-xserver-utils / x11-utils) and fails with its output if it fails.
+    /// Runs an X client tool against the shared test display; fails with its output if it fails.
     static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0,
-                     "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(text) (Tools/install-deps.sh installs it)")
+        try XTool.run(tool, arguments)
     }
 }
 

@@ -42,28 +42,10 @@ import ZRCProtocol
         // Once the still areas have been refined (100 ms after the last change), a static screen sends
         // nothing but keepalives. How long the refinement takes to arrive depends on the machine's
         // load, so wait (bounded) for the stream to settle before watching for silence.
-        let before = try #require(await settledVersion(session), "the stream never went quiet")
+        let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
         try await Task.sleep(for: .seconds(2))
         #expect(await session.pollFrame(newerThan: before) == nil)
         await session.close()
-    }
-
-    /// The frame version once no update has arrived for 300 ms; nil if updates keep coming for 10 s.
-    func settledVersion(_ session: ControllerSession) async -> UInt64? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        var version = await session.pollFrame()?.version ?? 0
-        var quietSince = clock.now
-        while clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            if let newer = await session.pollFrame(newerThan: version) {
-                version = newer.version
-                quietSince = clock.now
-            } else if clock.now - quietSince >= .milliseconds(300) {
-                return version
-            }
-        }
-        return nil
     }
 
     @Test func theCursorShapeTravelsOnceAndItsPositionFollows() async throws {
@@ -107,11 +89,7 @@ import ZRCProtocol
         let viewer = try await controller.connect(to: "desk", viewOnly: true)
         #expect(viewer.granted.contains(.viewOnly))
         try await viewer.send(.input(.pointerMove(x: 1, y: 1)))
-        var refused = false
-        for await event in viewer.events {
-            if case .message(.error(let code, _)) = event, code == .inputRefused { refused = true; break }
-        }
-        #expect(refused)
+        #expect(await SessionWaits.inputRefused(viewer))
         #expect(screen.injected == events, "nothing from the view-only session was injected")
         await viewer.close()
     }

@@ -83,23 +83,6 @@ import ZRCXTestSupport
         return nil
     }
 
-    /// The frame version once no update has arrived for 400 ms; nil if updates keep coming for 10 s.
-    static func settled(_ session: ControllerSession) async -> UInt64? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        var version = await session.pollFrame()?.version ?? 0
-        var quietSince = ContinuousClock.now
-        while ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            if let newer = await session.pollFrame(newerThan: version) {
-                version = newer.version
-                quietSince = .now
-            } else if ContinuousClock.now - quietSince >= .milliseconds(400) {
-                return version
-            }
-        }
-        return nil
-    }
-
     /// Peak signal-to-noise ratio over the colour channels, in dB (infinite when equal).
     static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
         var squares = 0.0
@@ -125,19 +108,22 @@ import ZRCXTestSupport
         #expect(exact?.quality == 100, "the still screen ends up pixel-exact, refined losslessly")
 
         // Motion: each step scrolls the whole screen; the first update for it is the lossy one.
-        var psnrs: [Double] = []
+        var psnrs: [(quality: Int, psnr: Double)] = []
         for step in 1...4 {
-            let before = try #require(await Self.settled(session), "the stream never went quiet")
+            let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
             try Self.show(painter, offset: step * 37)
             let motion = try #require(await Self.frame(session, newerThan: before), "no update for step \(step)")
             #expect(motion.quality < 100, "step \(step): a motion update, not yet the refinement")
-            psnrs.append(Self.psnr(motion.pixels, Self.screen(atOffset: step * 37)))
+            psnrs.append((motion.quality, Self.psnr(motion.pixels, Self.screen(atOffset: step * 37))))
             let refined = await Self.frame(session, newerThan: motion.version) { $0.pixels == Self.screen(atOffset: step * 37) }
             #expect(refined != nil, "step \(step): pixel-exact once still")
         }
-        // The stated bound for motion updates (JPEG q70–80, 4:2:0) on this picture, whose
-        // single-pixel sawtooth detail is harder than text or photos: 27 dB each (measured 28–30).
-        #expect(psnrs.allSatisfy { $0 >= 27 }, "PSNR during motion: \(psnrs.map { String(format: "%.1f dB", $0) })")
+        // The stated bound for motion updates (JPEG 4:2:0) on this picture, whose single-pixel
+        // sawtooth detail is harder than text or photos: 27 dB at quality 70 or more (measured
+        // 27.4 at q70, 29.8 at q80), 24 dB at the adaptive floor of q35 a loaded machine can
+        // push it to (measured 24.6).
+        #expect(psnrs.allSatisfy { $0.psnr >= ($0.quality >= 70 ? 27 : 24) },
+                "PSNR during motion: \(psnrs.map { String(format: "q%d %.1f dB", $0.quality, $0.psnr) })")
         await session.close()
         await setup.stop()
     }
@@ -148,7 +134,7 @@ import ZRCXTestSupport
         try Self.show(painter, offset: 0)
         let session = try await setup.controller.connect(to: "desk")
         _ = try #require(await Self.frame(session) { $0.pixels == Self.screen(atOffset: 0) })
-        let before = try #require(await Self.settled(session), "the stream never went quiet")
+        let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
 
         try painter.fill(ScreenRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
         try painter.sync()
@@ -160,7 +146,7 @@ import ZRCXTestSupport
         expected.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
         #expect(await Self.frame(session, newerThan: change.version) { $0.pixels == expected } != nil, "pixel-exact once refined")
 
-        let still = try #require(await Self.settled(session), "the stream never went quiet")
+        let still = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
         try await Task.sleep(for: .seconds(2))
         #expect(await session.pollFrame(newerThan: still) == nil, "a static screen sends nothing for 2 s")
         await session.close()
@@ -211,11 +197,7 @@ import ZRCXTestSupport
         let watcher = try await watcherController.connect(to: "desk")
         #expect(watcher.granted.contains(.viewOnly))
         try await watcher.send(.input(.pointerMove(x: 300, y: 300)))
-        var refused = false
-        for await event in watcher.events {
-            if case .message(.error(let code, _)) = event, code == .inputRefused { refused = true; break }
-        }
-        #expect(refused)
+        #expect(await SessionWaits.inputRefused(watcher))
         _ = try await session.ping()
         #expect(client.takeEvents().isEmpty, "nothing from the view-only session reached the X client")
         await watcher.close()

@@ -47,9 +47,17 @@ public final class PrivateXServer {
 
     /// Runs an X client tool against this server; fails with its output if it fails.
     public func run(_ tool: String, _ arguments: [String]) throws {
+        try XTool.run(tool, arguments, display: display)
+    }
+}
+
+/// X client tools (from x11-xserver-utils / x11-utils) run by tests.
+public enum XTool {
+    /// Runs `tool` (found on PATH) against `display` (nil: `$DISPLAY`); fails with its output if it fails.
+    public static func run(_ tool: String, _ arguments: [String], display: String? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["DISPLAY=\(display)", tool] + arguments
+        process.arguments = (display.map { ["DISPLAY=\($0)"] } ?? []) + [tool] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

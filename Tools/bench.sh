@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The benchmarks, from a fresh clone on a fresh Debian machine: installs the system packages
+# (Xvfb included), builds zrc-bench in release mode, and runs it. With no arguments it runs the
+# real pipeline (`zrc-bench pipeline`: its own 1920x1080 Xvfb, a test client, a controller
+# process) and then the single-stage floors (`zrc-bench floors`); arguments go to zrc-bench
+# instead, e.g. `Tools/bench.sh pipeline --seconds 10 --workloads motion`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+"$(pwd)/Tools/install-deps.sh"
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else
+    echo "bench: no Swift toolchain found (looked on PATH and in /opt/swift); install Swift 6.1 or newer" >&2; exit 1
+  fi
+fi
+
+echo "== build (release) ==" >&2
+swift build -c release --product zrc-bench 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
+bench="$(swift build -c release --show-bin-path)/zrc-bench"
+
+if [[ $# -gt 0 ]]; then exec "$bench" "$@"; fi
+"$bench" pipeline
+echo
+"$bench" floors
