@@ -1,0 +1,115 @@
+/// Where the remote screen sits in the terminal's drawing area, and how a point on one maps to
+/// the other: aspect-preserving fit (letterbox bars on one axis), zoom, and pan. Pure arithmetic,
+/// so the viewer's pointer mapping can be checked exhaustively.
+///
+/// The visible part of the remote screen always has the screen's aspect ratio: at zoom `z` it is
+/// `remote / z` wide and high, positioned by `origin` and clamped inside the screen. It is drawn
+/// into `imageRect`, the largest rectangle of that aspect ratio centred in the drawing area.
+public struct Viewport: Sendable, Equatable {
+    public static let maximumZoom = 16.0
+
+    /// The remote screen, in remote pixels.
+    public private(set) var remoteWidth: Int
+    public private(set) var remoteHeight: Int
+    /// The local drawing area, in terminal pixels.
+    public private(set) var areaWidth: Int
+    public private(set) var areaHeight: Int
+    /// 1 shows the whole screen; up to `maximumZoom`.
+    public private(set) var zoom: Double = 1
+    /// Top-left corner of the visible region, in remote pixels.
+    public private(set) var originX: Double = 0
+    public private(set) var originY: Double = 0
+
+    public init(remoteWidth: Int, remoteHeight: Int, areaWidth: Int, areaHeight: Int) {
+        self.remoteWidth = max(1, remoteWidth)
+        self.remoteHeight = max(1, remoteHeight)
+        self.areaWidth = max(1, areaWidth)
+        self.areaHeight = max(1, areaHeight)
+    }
+
+    /// The visible region of the remote screen, in remote pixels.
+    public var visibleWidth: Double { Double(remoteWidth) / zoom }
+    public var visibleHeight: Double { Double(remoteHeight) / zoom }
+
+    /// Local pixels per remote pixel.
+    public var scale: Double {
+        min(Double(areaWidth) / visibleWidth, Double(areaHeight) / visibleHeight)
+    }
+
+    /// Where the image goes in the drawing area (local pixels); the rest is letterbox.
+    public var imageRect: (x: Double, y: Double, width: Double, height: Double) {
+        let width = visibleWidth * scale, height = visibleHeight * scale
+        return ((Double(areaWidth) - width) / 2, (Double(areaHeight) - height) / 2, width, height)
+    }
+
+    /// The remote point (continuous) under local point (`x`, `y`), without clamping or letterbox.
+    public func exactRemote(x: Double, y: Double) -> (x: Double, y: Double) {
+        let image = imageRect
+        return (originX + (x - image.x) / scale, originY + (y - image.y) / scale)
+    }
+
+    /// The local point (continuous) showing remote point (`x`, `y`).
+    public func local(remoteX x: Double, remoteY y: Double) -> (x: Double, y: Double) {
+        let image = imageRect
+        return (image.x + (x - originX) * scale, image.y + (y - originY) * scale)
+    }
+
+    /// The remote pixel under local point (`x`, `y`), clamped to the screen; nil in the letterbox
+    /// bars (outside the image), where a pointer event means nothing remote.
+    public func remotePixel(x: Double, y: Double) -> (x: Int, y: Int)? {
+        let image = imageRect
+        guard x >= image.x, x < image.x + image.width, y >= image.y, y < image.y + image.height else { return nil }
+        let exact = exactRemote(x: x, y: y)
+        return (Self.clamp(exact.x, to: remoteWidth), Self.clamp(exact.y, to: remoteHeight))
+    }
+
+    private static func clamp(_ value: Double, to size: Int) -> Int {
+        guard value.isFinite else { return 0 }
+        return min(max(Int(value.rounded(.down)), 0), size - 1)
+    }
+
+    /// Zooms by `factor` (clamped to 1…`maximumZoom`) keeping the remote point under local point
+    /// (`x`, `y`) where it is, as far as the screen's edges allow.
+    public mutating func zoom(by factor: Double, keepingLocal x: Double, _ y: Double) {
+        guard factor.isFinite, factor > 0 else { return }
+        let anchor = exactRemote(x: x, y: y)
+        zoom = min(max(zoom * factor, 1), Self.maximumZoom)
+        let image = imageRect
+        originX = anchor.x - (x - image.x) / scale
+        originY = anchor.y - (y - image.y) / scale
+        clampOrigin()
+    }
+
+    /// Moves the view by (`dx`, `dy`) local pixels (positive: show what is right/below).
+    public mutating func pan(byLocal dx: Double, _ dy: Double) {
+        guard dx.isFinite, dy.isFinite else { return }
+        originX += dx / scale
+        originY += dy / scale
+        clampOrigin()
+    }
+
+    /// Back to the whole screen.
+    public mutating func reset() {
+        zoom = 1
+        originX = 0
+        originY = 0
+    }
+
+    /// The terminal was resized: same zoom and region, new drawing area.
+    public mutating func resizeArea(width: Int, height: Int) {
+        areaWidth = max(1, width)
+        areaHeight = max(1, height)
+    }
+
+    /// The remote screen changed size: the view starts over on the whole screen.
+    public mutating func resizeRemote(width: Int, height: Int) {
+        remoteWidth = max(1, width)
+        remoteHeight = max(1, height)
+        reset()
+    }
+
+    private mutating func clampOrigin() {
+        originX = min(max(originX, 0), Double(remoteWidth) - visibleWidth)
+        originY = min(max(originY, 0), Double(remoteHeight) - visibleHeight)
+    }
+}
