@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
                 swiftSettings: strict),
         // The terminal viewer's pure logic: viewport mapping, reconnect schedule.
-        .target(name: "ZRCViewer", dependencies: [], swiftSettings: strict),
+        .target(name: "ZRCViewer", dependencies: ["ZRCProtocol"], swiftSettings: strict),
         // The X11 screen as a host `ScreenSource`/`InputSink`: the kit's seam filled by the X11 adapter.
         .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging],
                 swiftSettings: strict),
@@ -111,7 +111,7 @@ let package = Package(
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                    "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", logging] + nio,
                     swiftSettings: strict),
-        .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", propertyBased], swiftSettings: strict),
+        .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCProtocol", propertyBased], swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),
     ]
 )
