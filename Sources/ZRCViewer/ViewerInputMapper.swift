@@ -1,0 +1,169 @@
+public import ZRCProtocol
+
+/// What the viewer does with one terminal event.
+public enum ViewerAction: Sendable, Equatable {
+    /// Input for the host.
+    case send([InputEvent])
+    /// The escape chord's `q`: leave the viewer, the session ends.
+    case detach
+    /// The view changed (zoom, pan, reset): redraw.
+    case viewChanged
+    case toggleHelp
+}
+
+/// Turns terminal events into host input through the viewport, and handles the escape chord.
+///
+/// - Mouse reports (cells, or pixels with SGR-pixels 1016) are mapped to remote pixels at the
+///   centre of the reported cell or pixel; events in the letterbox bars send nothing, except the
+///   release of a held button, which is never lost (clamped to the screen) so nothing stays pressed.
+/// - Keys: terminals report presses only, so each press becomes press + release, unless the
+///   terminal reports releases itself (kitty keyboard protocol with event types).
+/// - Pasted text is typed as text, with Return and Tab keys for line breaks and tabs.
+/// - The escape chord is Ctrl+] followed by: `q` detach, `+`/`-` zoom, arrows pan, `0` whole
+///   screen, `?` help, Ctrl+] again to send Ctrl+] itself.
+public struct ViewerInputMapper: Sendable {
+    public var viewport: Viewport
+    /// Terminal pixels per cell, and where the drawing area starts (0-based cell column and row).
+    public var cellWidth: Double
+    public var cellHeight: Double
+    public var areaColumn = 0
+    public var areaRow = 0
+    public var reportsPixels = false
+    public var reportsKeyReleases = false
+    public var viewOnly = false
+    private var chordPending = false
+    private var heldButtons: Set<Int> = []
+
+    public static let chordKeysym: UInt32 = 0x5D  // Ctrl+]
+
+    public init(viewport: Viewport, cellWidth: Double, cellHeight: Double) {
+        self.viewport = viewport
+        self.cellWidth = max(1, cellWidth)
+        self.cellHeight = max(1, cellHeight)
+    }
+
+    public mutating func handle(_ event: TerminalEvent) -> [ViewerAction] {
+        switch event {
+        case .key(let keysym, let modifiers, let action):
+            return key(keysym, modifiers: modifiers, action: action)
+        case .mouse(let report):
+            return viewOnly ? [] : mouse(report)
+        case .paste(let text):
+            return viewOnly ? [] : [.send(Self.typing(text))]
+        case .focus:
+            return []
+        }
+    }
+
+    /// The local point (terminal pixels in the drawing area) a report points at.
+    public func localPoint(of report: MouseReport) -> (x: Double, y: Double) {
+        if reportsPixels {
+            return (Double(report.x - 1) + 0.5 - Double(areaColumn) * cellWidth, Double(report.y - 1) + 0.5 - Double(areaRow) * cellHeight)
+        }
+        return ((Double(report.x - 1 - areaColumn) + 0.5) * cellWidth, (Double(report.y - 1 - areaRow) + 0.5) * cellHeight)
+    }
+
+    private mutating func mouse(_ report: MouseReport) -> [ViewerAction] {
+        let local = localPoint(of: report)
+        let mapped = viewport.remotePixel(x: local.x, y: local.y)
+        switch report.kind {
+        case .press(let button):
+            guard let (x, y) = mapped else { return [] }
+            heldButtons.insert(button)
+            return [.send([.button(UInt8(button), pressed: true, x: Int32(x), y: Int32(y))])]
+        case .release(let button):
+            guard heldButtons.remove(button) != nil else { return [] }
+            let (x, y) = mapped ?? clamped(local)
+            return [.send([.button(UInt8(button), pressed: false, x: Int32(x), y: Int32(y))])]
+        case .move:
+            guard let (x, y) = mapped ?? (heldButtons.isEmpty ? nil : clamped(local)) else { return [] }
+            return [.send([.pointerMove(x: Int32(x), y: Int32(y))])]
+        case .scroll(let dx, let dy):
+            guard let (x, y) = mapped else { return [] }
+            return [.send([.scroll(dx: Int16(dx), dy: Int16(dy), x: Int32(x), y: Int32(y))])]
+        }
+    }
+
+    /// A point outside the image, pulled onto its nearest edge (for a drag that left it).
+    private func clamped(_ local: (x: Double, y: Double)) -> (x: Int, y: Int) {
+        let image = viewport.imageRect
+        let x = min(max(local.x, image.x), image.x + image.width - 0.001)
+        let y = min(max(local.y, image.y), image.y + image.height - 0.001)
+        return viewport.remotePixel(x: x, y: y) ?? (0, 0)
+    }
+
+    private mutating func key(_ keysym: UInt32, modifiers: KeyModifiers, action: KeyAction) -> [ViewerAction] {
+        if chordPending {
+            guard action != .release else { return [] }
+            chordPending = false
+            return chord(keysym, modifiers: modifiers)
+        }
+        if keysym == Self.chordKeysym, modifiers == .control {
+            if action != .release { chordPending = true }
+            return []
+        }
+        return viewOnly ? [] : [.send(keyEvents(keysym, modifiers: modifiers, action: action))]
+    }
+
+    private func keyEvents(_ keysym: UInt32, modifiers: KeyModifiers, action: KeyAction) -> [InputEvent] {
+        switch action {
+        case .release: [.key(keysym: keysym, pressed: false, modifiers: modifiers)]
+        case .press, .repeat:
+            reportsKeyReleases
+                ? [.key(keysym: keysym, pressed: true, modifiers: modifiers)]
+                : [.key(keysym: keysym, pressed: true, modifiers: modifiers), .key(keysym: keysym, pressed: false, modifiers: modifiers)]
+        }
+    }
+
+    private mutating func chord(_ keysym: UInt32, modifiers: KeyModifiers) -> [ViewerAction] {
+        let centre = (x: Double(viewport.areaWidth) / 2, y: Double(viewport.areaHeight) / 2)
+        let step = Double(min(viewport.areaWidth, viewport.areaHeight)) / 4
+        switch keysym {
+        case UInt32(ascii: "q"), UInt32(ascii: "Q"): return [.detach]
+        case UInt32(ascii: "+"), UInt32(ascii: "="): viewport.zoom(by: 1.5, keepingLocal: centre.x, centre.y)
+        case UInt32(ascii: "-"): viewport.zoom(by: 1 / 1.5, keepingLocal: centre.x, centre.y)
+        case UInt32(ascii: "0"): viewport.reset()
+        case TerminalKeysym.left: viewport.pan(byLocal: -step, 0)
+        case TerminalKeysym.right: viewport.pan(byLocal: step, 0)
+        case TerminalKeysym.up: viewport.pan(byLocal: 0, -step)
+        case TerminalKeysym.down: viewport.pan(byLocal: 0, step)
+        case UInt32(ascii: "?"), UInt32(ascii: "h"): return [.toggleHelp]
+        case Self.chordKeysym where modifiers == .control:
+            return viewOnly ? [] : [.send(keyEvents(keysym, modifiers: modifiers, action: .press))]
+        default: return []
+        }
+        return [.viewChanged]
+    }
+
+    /// Text as the host can type it: printable runs as text, line breaks and tabs as keys,
+    /// other control characters dropped.
+    static func typing(_ text: String) -> [InputEvent] {
+        var events: [InputEvent] = []
+        var run = ""
+        func flush() {
+            if !run.isEmpty { events.append(.text(run)) }
+            run = ""
+        }
+        func tap(_ keysym: UInt32) {
+            flush()
+            events += [.key(keysym: keysym, pressed: true, modifiers: []), .key(keysym: keysym, pressed: false, modifiers: [])]
+        }
+        var previousWasCR = false
+        for scalar in text.unicodeScalars {
+            defer { previousWasCR = scalar == "\r" }
+            switch scalar {
+            case "\r": tap(TerminalKeysym.returnKey)
+            case "\n": if !previousWasCR { tap(TerminalKeysym.returnKey) }
+            case "\t": tap(TerminalKeysym.tab)
+            default:
+                if scalar.value >= 0x20, scalar.value != 0x7F, !(0x80...0x9F).contains(scalar.value) { run.unicodeScalars.append(scalar) }
+            }
+        }
+        flush()
+        return events
+    }
+}
+
+extension UInt32 {
+    init(ascii: Unicode.Scalar) { self = ascii.value }
+}
