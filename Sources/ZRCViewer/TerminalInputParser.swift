@@ -1,4 +1,4 @@
-public import ZRCProtocol
+import ZRCProtocol
 
 /// Decodes the bytes a terminal sends in raw mode into key, mouse, paste and focus events:
 /// UTF-8 text, C0 controls (Ctrl+letter), ESC-prefixed Alt, CSI/SS3 keys with xterm modifier
