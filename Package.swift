@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "ZRCTestSupport", dependencies: [logging], path: "Tests/ZRCTestSupport", swiftSettings: strict),
         // A private Xvfb per test and an X client that records the input it receives.
         .target(name: "ZRCXTestSupport", dependencies: ["CXCB"], path: "Tests/ZRCXTestSupport", swiftSettings: strict),
-        .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", propertyBased], swiftSettings: strict),
+        .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", "ZRCTestSupport", propertyBased], swiftSettings: strict),
         .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased], swiftSettings: strict),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
                     resources: [.copy("Fixtures")], swiftSettings: strict),

@@ -76,10 +76,7 @@ public struct FrameStream: Sendable {
         }
         captureWanted = false
         let started = clock()
-        let sameSize = sent.width == screen.width && sent.height == screen.height
-        let changed = sameSize
-            ? planner.detector.changedTiles(previous: sent, current: screen, hints: hints)
-            : TileMask.all(TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize))
+        let changed = planner.changedTiles(previous: sent, current: screen, hints: hints)
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
@@ -88,7 +85,7 @@ public struct FrameStream: Sendable {
         rememberLossy(rects, screen: screen)
         // Only the changed tiles are copied: `sent` stays this stream's own storage, so the
         // source can keep updating its framebuffer in place instead of copying the whole screen.
-        if sameSize {
+        if sent.width == screen.width && sent.height == screen.height {
             for rect in changed.mergedRects() { sent.copy(rect, from: screen) }
         } else {
             sent = screen
@@ -148,11 +145,11 @@ public struct FrameStream: Sendable {
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {
         let grid = TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize)
         var mask = lossy.flatMap { $0.grid == grid ? $0 : nil } ?? TileMask(grid: grid)
-        for rect in rects {
-            guard case .jpeg = rect.content else { continue }
-            let area = PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
-            for tile in grid.tiles(overlapping: [area]) { mask.insert(tile) }
+        let jpegAreas = rects.compactMap { rect -> PixelRect? in
+            guard case .jpeg = rect.content else { return nil }
+            return PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
         }
+        mask.insert(covering: jpegAreas)
         lossy = mask
     }
 

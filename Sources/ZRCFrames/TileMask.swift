@@ -15,6 +15,11 @@ public struct TileMask: Sendable, Equatable {
 
     public mutating func insert(_ tile: TileGrid.Tile) { bits[tile.row * grid.columns + tile.column] = true }
 
+    /// Adds every tile touching any of `rects`.
+    public mutating func insert(covering rects: [PixelRect]) {
+        for tile in grid.tiles(overlapping: rects) { insert(tile) }
+    }
+
     /// The set tiles, row by row.
     public var tiles: [TileGrid.Tile] {
         bits.indices.filter { bits[$0] }.map { TileGrid.Tile(column: $0 % grid.columns, row: $0 / grid.columns) }

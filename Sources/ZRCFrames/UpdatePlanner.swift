@@ -13,11 +13,16 @@ public struct UpdatePlanner: Sendable {
     /// `previous` of another size means "the controller has nothing": the whole screen is sent.
     public func rects(previous: PixelBuffer, current: PixelBuffer, hints: [PixelRect]?, quality: Int, fullChroma: Bool,
                       encoder: inout some RegionEncoder) throws -> [FrameRect] {
-        let sameSize = previous.width == current.width && previous.height == current.height
-        let changed = sameSize
-            ? detector.changedTiles(previous: previous, current: current, hints: hints)
-            : TileMask.all(TileGrid(width: current.width, height: current.height, tileSize: detector.tileSize))
-        return try rects(changed: changed, current: current, quality: quality, fullChroma: fullChroma, encoder: &encoder)
+        try rects(changed: changedTiles(previous: previous, current: current, hints: hints), current: current, quality: quality,
+                  fullChroma: fullChroma, encoder: &encoder)
+    }
+
+    /// The tiles of `current` that differ from `previous` (all of them when the sizes differ).
+    public func changedTiles(previous: PixelBuffer, current: PixelBuffer, hints: [PixelRect]?) -> TileMask {
+        guard previous.width == current.width, previous.height == current.height else {
+            return TileMask.all(TileGrid(width: current.width, height: current.height, tileSize: detector.tileSize))
+        }
+        return detector.changedTiles(previous: previous, current: current, hints: hints)
     }
 
     /// The rectangles for tiles already known to have changed (`changed` must be on `current`'s grid).

@@ -100,7 +100,6 @@ actor SessionStreamer {
             return now &- pointerMovedMicros < 2_000_000 ? .milliseconds(16) : .milliseconds(50)
         }
         if let due = stream.refinementDueMicros {
-            let now = WireClock.monotonicMicros()
             return .microseconds(Int64(due > now ? due - now : 0))
         }
         return .seconds(1)
@@ -121,15 +120,17 @@ actor SessionStreamer {
             isRefinement = update != nil
         }
         guard var update else { return }
-        let stages = stream.lastStages
-        let bytesBefore = await connection.sentBytes
         update.sendMicros = WireClock.monotonicMicros()
         sentAt[update.frameID] = update.sendMicros
+        guard let onUpdate = sharing.onUpdate else {
+            try await connection.send(.frameUpdate(update))
+            return
+        }
+        let bytesBefore = await connection.sentBytes
         try await connection.send(.frameUpdate(update))
-        guard let onUpdate = sharing.onUpdate else { return }
         let queued = WireClock.monotonicMicros()
-        onUpdate(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stages.detectMicros,
-                                   encodeMicros: stages.encodeMicros, sendMicros: queued &- update.sendMicros,
+        onUpdate(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stream.lastStages.detectMicros,
+                                   encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,
                                    wireBytes: await connection.sentBytes - bytesBefore, rects: update.rects.count,
                                    quality: Int(update.quality), isRefinement: isRefinement))
     }

@@ -48,11 +48,12 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         self.logger = logger
         x11 = try Self.connect(displayName: displayName, monitor: monitor, logger: logger)
         framebuffer = PixelBuffer(width: x11.area.width, height: x11.area.height)
-        unread = nil
     }
 
     /// "MIT-SHM" or "GetImage", for logs and benchmarks.
-    public var captureMethod: String { x11.capturer.isUsingSharedMemory ? "MIT-SHM" : "GetImage" }
+    public var captureMethod: String { Self.methodName(x11.capturer) }
+
+    private static func methodName(_ capturer: ScreenCapturer) -> String { capturer.isUsingSharedMemory ? "MIT-SHM" : "GetImage" }
 
     /// The shared area's size.
     public var size: (width: Int, height: Int) { (x11.area.width, x11.area.height) }
@@ -65,8 +66,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         let parts = Parts(connection: connection, capturer: capturer, damage: try DamageMonitor(connection: connection),
                           injector: try InputInjector(connection: connection), cursor: try? CursorMonitor(connection: connection),
                           area: area, layout: layout)
-        let method = capturer.isUsingSharedMemory ? "MIT-SHM" : "GetImage"
-        logger.notice("sharing X display \(connection.displayName), area \(area) of \(layout.screenWidth)x\(layout.screenHeight) (capture via \(method), XDamage, XTest)")
+        logger.notice("sharing X display \(connection.displayName), area \(area) of \(layout.screenWidth)x\(layout.screenHeight) (capture via \(methodName(capturer)), XDamage, XTest)")
         return parts
     }
 
@@ -93,7 +93,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         unread = []
         let grid = TileGrid(width: framebuffer.width, height: framebuffer.height, tileSize: TileChangeDetector.defaultTileSize)
         var tiles = TileMask(grid: grid)
-        for tile in grid.tiles(overlapping: pending) { tiles.insert(tile) }
+        tiles.insert(covering: pending)
         for rect in tiles.mergedRects() { try read(rect) }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import ZRCTestSupport
 import ZRCJPEG
 
 /// Hostile and broken input: every case must end in a typed error, never a crash or a huge
@@ -30,7 +31,7 @@ struct JPEGRejectionTests {
         case truncatedAfterStartMarker, truncatedInHeaders, truncatedHalfway, truncatedBeforeEnd
 
         func apply() throws -> [UInt8] {
-            var generator = SeededGenerator(state: 42)
+            var generator = SplitMix64(seed: 42)
             let jpeg = try JPEGRejectionTests.sampleJPEG()
             switch self {
             case .empty: return []

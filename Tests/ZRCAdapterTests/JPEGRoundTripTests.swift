@@ -1,4 +1,5 @@
 import Testing
+import ZRCTestSupport
 import ZRCJPEG
 
 @Suite("JPEG encode and decode round trips")
@@ -38,7 +39,7 @@ struct JPEGRoundTripTests {
         let decoded = try JPEGDecoder().decode(jpeg)
         #expect(decoded.width == 200 && decoded.height == 120)
         #expect(decoded.bytesPerRow == 800 && decoded.pixels.count == 800 * 120)
-        let psnr = SyntheticImage.psnr(image.pixels, strideA: image.bytesPerRow, decoded.pixels, strideB: decoded.bytesPerRow,
+        let psnr = ImageQuality.psnr(image.pixels, strideA: image.bytesPerRow, decoded.pixels, strideB: decoded.bytesPerRow,
                                        width: 200, height: 120)
         #expect(psnr >= test.minimumPSNR, "PSNR \(psnr) dB at \(test.testDescription)")
         let header = try JPEGDecoder().readHeader(jpeg)
@@ -49,7 +50,7 @@ struct JPEGRoundTripTests {
     @Test(arguments: [UInt8(0x00), 0xFF, 0x5A])
     func paddingByteIsIgnored(_ fill: UInt8) throws {
         let zero = SyntheticImage.pattern(width: 64, height: 48)
-        var generator = SeededGenerator(state: UInt64(fill))
+        var generator = SplitMix64(seed: UInt64(fill))
         let noise = (0..<(64 * 48)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let junk = SyntheticImage.pattern(width: 64, height: 48) { x, y in fill == 0x5A ? noise[y * 64 + x] : fill }
         let encoder = try JPEGEncoder()
@@ -126,7 +127,7 @@ struct JPEGRoundTripTests {
         for row in 0..<30 {
             #expect(target[(row * stride + 160)..<(row * stride + stride)].allSatisfy { $0 == 0xAB })
         }
-        let psnr = SyntheticImage.psnr(image.pixels, strideA: image.bytesPerRow, target, strideB: stride, width: 40, height: 30)
+        let psnr = ImageQuality.psnr(image.pixels, strideA: image.bytesPerRow, target, strideB: stride, width: 40, height: 30)
         #expect(psnr >= 45)
     }
 }

@@ -32,36 +32,4 @@ struct SyntheticImage {
         }
         return SyntheticImage(width: width, height: height, bytesPerRow: bytesPerRow, pixels: pixels)
     }
-
-    /// Peak signal-to-noise ratio in dB over the B, G and R bytes of two images of the same size
-    /// (padding bytes are ignored); infinity when identical.
-    static func psnr(_ a: [UInt8], strideA: Int, _ b: [UInt8], strideB: Int, width: Int, height: Int) -> Double {
-        var squaredError = 0.0
-        for y in 0..<height {
-            for x in 0..<width {
-                for channel in 0..<3 {
-                    let difference = Double(a[y * strideA + x * 4 + channel]) - Double(b[y * strideB + x * 4 + channel])
-                    squaredError += difference * difference
-                }
-            }
-        }
-        let meanSquaredError = squaredError / Double(width * height * 3)
-        if meanSquaredError == 0 { return .infinity }
-        return 10 * log10(255 * 255 / meanSquaredError)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so "random" test data is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCTestSupport
 import ZRCXTestSupport
 
 /// The X display the X11 tests draw on and capture from: the Xvfb started by
@@ -30,7 +31,7 @@ struct RootPattern {
     let bits: [[Bool]]
 
     static func make(seed: UInt64) -> RootPattern {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)
         let bits = (0..<side).map { _ in (0..<side).map { _ in Bool.random(using: &generator) } }
         return RootPattern(foreground: (0xD0, 0x3A, 0x7C), background: (0x1E, 0x90, 0xFF), bits: bits)
     }

@@ -6,6 +6,7 @@ import ZRCFrames
 import ZRCHostKit
 import ZRCHostX11
 import ZRCProtocol
+import ZRCTestSupport
 import ZRCX11
 import ZRCXTestSupport
 
@@ -57,6 +58,10 @@ import ZRCXTestSupport
         return PixelBuffer(width: width, height: height, bytesPerRow: width * 4, bytes: picture.crop(rect))
     }
 
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        ImageQuality.psnr(a.bytes, strideA: a.bytesPerRow, b.bytes, strideB: b.bytesPerRow, width: a.width, height: a.height)
+    }
+
     static func painter(on server: PrivateXServer) throws -> X11Painter {
         let painter = try X11Painter(displayName: server.display)
         try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
@@ -81,22 +86,6 @@ import ZRCXTestSupport
             try? await Task.sleep(for: .milliseconds(5))
         }
         return nil
-    }
-
-    /// Peak signal-to-noise ratio over the colour channels, in dB (infinite when equal).
-    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        var squares = 0.0
-        for y in 0..<a.height {
-            for x in 0..<a.width {
-                let (p, q) = (a.pixel(x: x, y: y), b.pixel(x: x, y: y))
-                for shift in [0, 8, 16] {
-                    let d = Double(Int(p >> UInt32(shift) & 0xFF) - Int(q >> UInt32(shift) & 0xFF))
-                    squares += d * d
-                }
-            }
-        }
-        let mse = squares / Double(a.width * a.height * 3)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 
     @Test func knownContentArrivesPixelExactAfterRefinementAndWithinPSNRDuringMotion() async throws {

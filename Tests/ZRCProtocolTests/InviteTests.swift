@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+import ZRCTestSupport
 @testable import ZRCProtocol
 
 @Suite struct InviteTests {

@@ -1,5 +1,6 @@
 import PropertyBased
 import Testing
+import ZRCTestSupport
 @testable import ZRCProtocol
 
 /// The whole receive path — records, reassembly, messages — against arbitrary TCP chunking.

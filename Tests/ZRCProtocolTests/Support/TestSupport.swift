@@ -1,3 +1,4 @@
+import ZRCTestSupport
 @testable import ZRCProtocol
 
 /// The kind of `WireError` thrown by `body`, or nil when it succeeded.
@@ -17,20 +18,6 @@ func wireError<T>(_ body: () throws(WireError) -> T) -> WireError? {
         return nil
     } catch {
         return error
-    }
-}
-
-/// Small deterministic generator for stream cutting inside a property (seeded from the checker).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
