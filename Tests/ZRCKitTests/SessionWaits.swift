@@ -3,24 +3,32 @@ import ZRCProtocol
 
 /// Bounded waits on a controller session, shared by the screen suites.
 enum SessionWaits {
-    /// The frame version once no update has arrived for `quiet`; nil if updates keep coming for
-    /// 10 s. Refinements arrive a moment after a change, later on a loaded machine.
+    /// The frame version once the newest update is a refinement (quality 90 or more: still areas
+    /// re-sent losslessly or at high quality) and no update has arrived for `quiet` after it; nil
+    /// if that does not happen within 15 s. Quiet time alone is not enough: on a loaded machine the
+    /// refinement, due 100 ms after a change, can arrive later than any fixed quiet period.
     static func settledVersion(_ session: ControllerSession, quiet: Duration = .milliseconds(400)) async -> UInt64? {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        var version = await session.pollFrame()?.version ?? 0
+        let deadline = clock.now + .seconds(15)
+        let newest = await session.pollFrame()
+        var version = newest?.version ?? 0
+        var refined = (newest?.quality ?? 0) >= refinedQuality
         var quietSince = clock.now
         while clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
             if let newer = await session.pollFrame(newerThan: version) {
                 version = newer.version
+                refined = newer.quality >= refinedQuality
                 quietSince = clock.now
-            } else if clock.now - quietSince >= quiet {
+            } else if refined, clock.now - quietSince >= quiet {
                 return version
             }
         }
         return nil
     }
+
+    /// Motion updates stay at or below quality 80; refinements are 92 (JPEG 4:4:4) or 100 (lossless).
+    static let refinedQuality = 90
 
     /// Whether the host answers the session's input with "input refused" before the session ends.
     static func inputRefused(_ session: ControllerSession) async -> Bool {
