@@ -16,6 +16,7 @@ let nio: [Target.Dependency] = [
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
+let base64: Target.Dependency = .product(name: "ExtrasBase64", package: "swift-extras-base64")
 
 let package = Package(
     name: "zrc",
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
     ],
     targets: [
         // C libraries, one system-library target each.
@@ -53,7 +55,11 @@ let package = Package(
         .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging], swiftSettings: strict),
         .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"], swiftSettings: strict),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
-        .target(name: "ZRCChafa", dependencies: ["CChafa"], swiftSettings: strict),
+        // libchafa's sixel and symbol output as the viewer's renderers.
+        .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"], swiftSettings: strict),
+        // The controlling terminal (POSIX, no C library of its own): raw mode, size, input and
+        // output threads, signals, shared memory for kitty images.
+        .target(name: "ZRCTerminal", dependencies: ["ZRCViewer"], swiftSettings: strict),
 
         // Files users touch: JSON trust stores and config, XDG paths, atomic writes.
         .target(name: "ZRCStorage", dependencies: ["ZRCProtocol", logging], swiftSettings: strict),
@@ -64,8 +70,12 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
                 swiftSettings: strict),
-        // The terminal viewer's pure logic: viewport mapping, reconnect schedule.
-        .target(name: "ZRCViewer", dependencies: ["ZRCProtocol"], swiftSettings: strict),
+        // The terminal viewer's pure logic: terminal input and replies, viewport mapping, scaling,
+        // the kitty graphics protocol, status line, reconnect schedule.
+        .target(name: "ZRCViewer", dependencies: ["ZRCProtocol", "ZRCFrames", base64], swiftSettings: strict),
+        // `zrc-ctl view`: the viewer loop wiring a controller session to the terminal.
+        .target(name: "ZRCViewerKit", dependencies: ["ZRCControllerKit", "ZRCViewer", "ZRCTerminal", "ZRCNetworking", "ZRCProtocol", logging],
+                swiftSettings: strict),
         // The X11 screen as a host `ScreenSource`/`InputSink`: the kit's seam filled by the X11 adapter.
         .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging],
                 swiftSettings: strict),
@@ -83,7 +93,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "zrc-ctl",
-            dependencies: ["ZRCControllerKit", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
+            dependencies: ["ZRCControllerKit", "ZRCViewerKit", "ZRCViewer", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
                            "ZRCChafa", "ZRCJPEG", "ZRCFrames", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
 
@@ -111,7 +121,8 @@ let package = Package(
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                    "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", logging] + nio,
                     swiftSettings: strict),
-        .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCProtocol", propertyBased], swiftSettings: strict),
+        .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCFrames", "ZRCProtocol", propertyBased],
+                    swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),
     ]
 )

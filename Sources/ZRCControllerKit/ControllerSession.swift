@@ -21,6 +21,9 @@ public struct ComposedFrame: Sendable {
     public let sendMicros: UInt64
     /// Areas changed by the newest update.
     public let dirty: [PixelRect]
+    /// Areas changed since the version asked for in `pollFrame(newerThan:)` (the whole screen
+    /// when that is too old to tell): what a viewer showing that version has to redraw.
+    public let changedSince: [PixelRect]
     /// JPEG quality of the newest update: moderate during motion, 100 once still areas were
     /// refined losslessly.
     public let quality: Int
@@ -99,6 +102,14 @@ public actor ControllerSession {
         eventSink.yield(.frame(version: compositor.version))
     }
 
+    private var receivedTotal = 0
+
+    /// Encrypted bytes received from the host so far (for bandwidth displays).
+    public func receivedBytes() async -> Int {
+        if let connection { receivedTotal = await connection.receivedBytes }
+        return receivedTotal
+    }
+
     /// The remote pointer, for viewers that draw it themselves.
     public func pollCursor() -> RemoteCursor { cursor }
 
@@ -109,7 +120,7 @@ public actor ControllerSession {
         let (capture, encodeDone, send) = compositor.lastTimestamps
         return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
                              captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send, dirty: compositor.lastDirty,
-                             quality: compositor.lastQuality)
+                             changedSince: compositor.changes(since: version), quality: compositor.lastQuality)
     }
 
     func finished(_ end: ConnectionEnd) {

@@ -14,14 +14,27 @@ public struct FrameCompositor: Sendable {
     public private(set) var lastDirty: [PixelRect] = []
     /// JPEG quality of the last update (100: lossless).
     public private(set) var lastQuality = 0
+    /// Where each recent update drew, newest last, so a viewer that skipped versions (latest wins)
+    /// still redraws only what changed since the version it shows.
+    private var history: [(version: UInt64, dirty: [PixelRect])] = []
+    public static let historyLength = 64
 
     public init() {}
+
+    /// The areas that changed after `version`; the whole screen when `version` is older than the
+    /// history (or from another screen size), nothing when it is current.
+    public func changes(since version: UInt64) -> [PixelRect] {
+        guard version < self.version else { return [] }
+        guard let oldest = history.first, version + 1 >= oldest.version else { return [framebuffer.bounds] }
+        return history.filter { $0.version > version }.flatMap(\.dirty)
+    }
 
     public mutating func apply(_ update: FrameUpdate, decoder: inout some RegionDecoder) throws(FrameError) {
         let width = Int(update.screenWidth), height = Int(update.screenHeight)
         if framebuffer.width != width || framebuffer.height != height {
             // A new screen size: start from black; the host sends the whole screen after a resize.
             framebuffer = PixelBuffer(width: width, height: height)
+            history = []
         }
         var dirty: [PixelRect] = []
         for rect in update.rects {
@@ -56,5 +69,7 @@ public struct FrameCompositor: Sendable {
         lastTimestamps = (update.captureMicros, update.encodeDoneMicros, update.sendMicros)
         lastDirty = dirty
         lastQuality = Int(update.quality)
+        if history.count == Self.historyLength { history.removeFirst() }
+        history.append((version, dirty))
     }
 }

@@ -19,6 +19,8 @@ public actor SecureConnection {
     /// to a listing (frame updates).
     public private(set) var sentBytes = 0
     public private(set) var sentFrameUpdates = 0
+    /// Encrypted bytes received so far.
+    public private(set) var receivedBytes = 0
     /// The newest keepalive round trip, measured with this side's monotonic clock.
     public private(set) var roundTripMicros: UInt64?
     private var closing = false
@@ -82,6 +84,7 @@ public actor SecureConnection {
 
     func open(_ bytes: some Collection<UInt8>) throws(SessionError) -> [ZRCMessage] {
         lastReceivedMicros = WireClock.monotonicMicros()
+        receivedBytes += bytes.count
         return try channel.open(bytes)
     }
 

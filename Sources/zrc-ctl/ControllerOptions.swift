@@ -43,6 +43,15 @@ struct ControllerContext {
 
     var knownHosts: KnownHostsStore { KnownHostsStore(file: paths.knownHostsFile) }
 
+    /// The paired host `name`, or an error naming the hosts there are.
+    func knownHost(named name: String) async throws(CommandError) -> KnownHost {
+        do {
+            return try await knownHosts.host(named: name)
+        } catch {
+            throw CommandError(.failure, error.description)
+        }
+    }
+
     var controllerName: String {
         if let name = config.controllerName { return name }
         let user = ProcessInfo.processInfo.userName.isEmpty ? "user" : ProcessInfo.processInfo.userName

@@ -9,6 +9,6 @@ struct ZRCControllerCommand: AsyncParsableCommand {
             Pair once with `zrc-ctl pair <invite>` (the invite comes from `zrc-host pair` on the host), \
             then check the connection with `zrc-ctl ping NAME`.
             """,
-        subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, ScreenshotCommand.self, InputCommand.self,
+        subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self,
                       IdentityCommand.self])
 }

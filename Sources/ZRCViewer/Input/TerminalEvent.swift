@@ -8,6 +8,28 @@ public enum TerminalEvent: Sendable, Equatable {
     /// Text pasted with bracketed paste (typed on the host as text, not as keys).
     case paste(String)
     case focus(Bool)
+    /// The terminal answered one of the viewer's queries.
+    case reply(TerminalReply)
+}
+
+/// An answer to a query the viewer sent the terminal (see `TerminalProbe`).
+public enum TerminalReply: Sendable, Equatable {
+    /// Primary device attributes, `CSI ? Ps ; … c` (DA1); 4 among them means sixel graphics.
+    /// Every terminal answers DA1, so it also marks the end of the answers to earlier queries.
+    case deviceAttributes([Int])
+    /// XTWINOPS 16t: one cell, in pixels.
+    case cellPixels(width: Int, height: Int)
+    /// XTWINOPS 14t: the text area, in pixels.
+    case textAreaPixels(width: Int, height: Int)
+    /// DECRPM, `CSI ? mode ; value $ y`: 1 set, 2 reset, 3 permanently set, 4 permanently reset,
+    /// 0 not recognised.
+    case modeReport(mode: Int, value: Int)
+    /// The kitty keyboard protocol's current flags, `CSI ? flags u`.
+    case keyboardFlags(Int)
+    /// A kitty graphics protocol response, `APC G i=ID ; MESSAGE ST` ("OK" on success).
+    case graphics(id: Int, message: String)
+    /// XTVERSION, `DCS > | NAME(VERSION) ST`.
+    case terminalVersion(String)
 }
 
 public enum KeyAction: Sendable, Equatable {

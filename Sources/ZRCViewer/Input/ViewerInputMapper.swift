@@ -50,7 +50,7 @@ public struct ViewerInputMapper: Sendable {
             return viewOnly ? [] : mouse(report)
         case .paste(let text):
             return viewOnly ? [] : [.send(Self.typing(text))]
-        case .focus:
+        case .focus, .reply:
             return []
         }
     }

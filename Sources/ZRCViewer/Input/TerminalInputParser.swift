@@ -3,23 +3,27 @@ import ZRCProtocol
 /// Decodes the bytes a terminal sends in raw mode into key, mouse, paste and focus events:
 /// UTF-8 text, C0 controls (Ctrl+letter), ESC-prefixed Alt, CSI/SS3 keys with xterm modifier
 /// parameters, the kitty keyboard protocol (`CSI code;mods:event u`), SGR mouse reports
-/// (`CSI < b;x;y M/m`), bracketed paste and focus reports. Sans-IO: bytes in any chunking.
+/// (`CSI < b;x;y M/m`), bracketed paste and focus reports, and the terminal's answers to the
+/// viewer's queries (`TerminalReply`). Sans-IO: bytes in any chunking.
 ///
 /// A lone ESC is ambiguous until the next byte (or none) arrives: the caller calls
 /// `flushPendingEscape()` when no byte followed within a short time (the viewer uses 50 ms).
 /// Memory is bounded: an escape sequence longer than `maximumSequence` is dropped, a paste longer
-/// than `maximumPaste` is cut there.
+/// than `maximumPaste` is cut there, a reply string (APC, DCS) longer than `maximumReply` too.
 public struct TerminalInputParser: Sendable {
     public static let maximumSequence = 64
     public static let maximumPaste = 1 << 20
+    public static let maximumReply = 4096
 
     private var pending: [UInt8] = []
     private var paste: [UInt8]?
+    /// Inside an APC or DCS string (a kitty graphics or XTVERSION reply): its introducer and body.
+    private var replyString: (introducer: UInt8, body: [UInt8])?
 
     public init() {}
 
     /// Bytes held for an unfinished sequence or paste (bounded, see above).
-    public var bufferedBytes: Int { pending.count + (paste?.count ?? 0) }
+    public var bufferedBytes: Int { pending.count + (paste?.count ?? 0) + (replyString?.body.count ?? 0) }
 
     /// Whether a lone ESC (or an unfinished sequence) waits for more bytes.
     public var hasPendingEscape: Bool { pending.first == 0x1B }
@@ -31,17 +35,22 @@ public struct TerminalInputParser: Sendable {
         return events
     }
 
-    /// No byte followed a lone ESC in time: it was the Escape key (an unfinished sequence is dropped).
+    /// No byte followed in time: a lone ESC was the Escape key, ESC and one more byte an Alt
+    /// combination; an unfinished sequence is dropped.
     public mutating func flushPendingEscape() -> [TerminalEvent] {
-        guard pending.first == 0x1B else { return [] }
-        let lone = pending.count == 1
-        pending.removeAll()
-        return lone ? [.key(keysym: TerminalKeysym.escape, modifiers: [], action: .press)] : []
+        guard pending.first == 0x1B, replyString == nil else { return [] }
+        defer { pending.removeAll() }
+        switch pending.count {
+        case 1: return [.key(keysym: TerminalKeysym.escape, modifiers: [], action: .press)]
+        case 2 where pending[1] < 0x80: return [Self.control(pending[1], alt: true)]
+        default: return []
+        }
     }
 
     /// The next event(s) at the front of `pending`, consuming their bytes; nil when more bytes are needed.
     private mutating func nextEvent() -> [TerminalEvent]? {
         if paste != nil { return continuePaste() }
+        if replyString != nil { return continueReplyString() }
         guard let first = pending.first else { return nil }
         if first == 0x1B { return escape() }
         if first < 0x80 {
@@ -83,6 +92,19 @@ public struct TerminalInputParser: Sendable {
             let final = pending[2]
             pending.removeFirst(3)
             return Self.key(final: final, parameters: [], intermediate: nil).map { [$0] } ?? []
+        case UInt8(ascii: "_"), UInt8(ascii: "P"):
+            // APC `ESC _ G` (kitty graphics) and DCS `ESC P >` (XTVERSION) replies; otherwise
+            // Alt+_ or Alt+Shift+P, which the third byte (or its absence) tells apart.
+            guard pending.count >= 3 else { return nil }
+            let expected = pending[1] == UInt8(ascii: "_") ? UInt8(ascii: "G") : UInt8(ascii: ">")
+            guard pending[2] == expected else {
+                let byte = pending[1]
+                pending.removeFirst(2)
+                return [Self.control(byte, alt: true)]
+            }
+            replyString = (pending[1], [])
+            pending.removeFirst(2)
+            return []
         case 0x1B:
             // ESC ESC: Alt+Escape, or an Escape followed by a sequence; take the first as Escape.
             pending.removeFirst()
@@ -118,6 +140,7 @@ public struct TerminalInputParser: Sendable {
             return []
         }
         if body.isEmpty, final == UInt8(ascii: "I") || final == UInt8(ascii: "O") { return [.focus(final == UInt8(ascii: "I"))] }
+        if let reply = Self.reply(body: body, final: final) { return [.reply(reply)] }
         guard body.allSatisfy({ (0x30...0x3B).contains($0) }) else { return [] }  // private or unknown: ignored
         let parameters = text.split(separator: ";", omittingEmptySubsequences: false).map { field in
             field.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
@@ -142,6 +165,73 @@ public struct TerminalInputParser: Sendable {
         paste = collected
         pending.removeFirst(moved)
         return nil
+    }
+
+    /// The body of an APC or DCS string up to its terminator, ST (`ESC \`) or BEL.
+    private mutating func continueReplyString() -> [TerminalEvent]? {
+        guard var string = replyString else { return nil }
+        var index = 0
+        while index < pending.count {
+            let byte = pending[index]
+            if byte == 0x07 || byte == 0x1B {
+                if byte == 0x1B, index + 1 >= pending.count { break }  // ESC at the end: wait for the next byte
+                let terminatorLength = byte == 0x1B && pending[index + 1] == UInt8(ascii: "\\") ? 2 : 1
+                if string.body.count + index <= Self.maximumReply { string.body += pending[..<index] }
+                pending.removeFirst(index + terminatorLength)
+                replyString = nil
+                return Self.reply(string: string.body, introducer: string.introducer).map { [.reply($0)] } ?? []
+            }
+            index += 1
+        }
+        // Keep collecting (bounded): an over-long string is dropped, but still skipped to its end.
+        if string.body.count + index <= Self.maximumReply { string.body += pending[..<index] } else { string.body = [0] }
+        pending.removeFirst(index)
+        replyString = string
+        return nil
+    }
+
+    /// Replies carried by control sequences: DA1, XTWINOPS sizes, DECRPM, kitty keyboard flags.
+    private static func reply(body: [UInt8], final: UInt8) -> TerminalReply? {
+        let text = String(decoding: body, as: UTF8.self)
+        let isPrivate = text.hasPrefix("?")
+        let numbers = { (text: Substring) in text.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? -1 } }
+        switch final {
+        case UInt8(ascii: "c") where isPrivate:
+            return .deviceAttributes(numbers(text.dropFirst()).filter { $0 >= 0 })
+        case UInt8(ascii: "t") where !isPrivate:
+            let fields = numbers(text[...])
+            guard fields.count == 3, fields.allSatisfy({ $0 >= 0 }) else { return nil }
+            switch fields[0] {
+            case 6: return .cellPixels(width: fields[2], height: fields[1])
+            case 4: return .textAreaPixels(width: fields[2], height: fields[1])
+            default: return nil
+            }
+        case UInt8(ascii: "y") where isPrivate && text.hasSuffix("$"):
+            let fields = numbers(text.dropFirst().dropLast())
+            guard fields.count == 2, fields.allSatisfy({ $0 >= 0 }) else { return nil }
+            return .modeReport(mode: fields[0], value: fields[1])
+        case UInt8(ascii: "u") where isPrivate:
+            guard let flags = Int(text.dropFirst()), flags >= 0 else { return nil }
+            return .keyboardFlags(flags)
+        default:
+            return nil
+        }
+    }
+
+    /// Replies carried by strings: kitty graphics (APC) and XTVERSION (DCS).
+    private static func reply(string body: [UInt8], introducer: UInt8) -> TerminalReply? {
+        let text = String(decoding: body, as: UTF8.self)
+        if introducer == UInt8(ascii: "P") {
+            guard text.hasPrefix(">|") else { return nil }
+            return .terminalVersion(TerminalSafeText.sanitized(String(text.dropFirst(2))))
+        }
+        // `G` keys `;` message, e.g. `Gi=31;OK`.
+        guard text.hasPrefix("G") else { return nil }
+        let parts = text.dropFirst().split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+        let keys = parts.first.map { $0.split(separator: ",") } ?? []
+        let id = keys.lazy.compactMap { $0.hasPrefix("i=") ? Int($0.dropFirst(2)) : nil }.first ?? 0
+        let message = parts.count > 1 ? String(parts[1]) : ""
+        return .graphics(id: id, message: TerminalSafeText.sanitized(message))
     }
 
     /// xterm's modifier parameter: 1 + (shift 1, alt 2, ctrl 4, meta/super 8).

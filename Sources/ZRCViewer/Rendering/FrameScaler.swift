@@ -1,0 +1,134 @@
+public import ZRCFrames
+
+/// Draws the visible part of the remote screen into the viewer's drawing area, in local pixels,
+/// as the viewport places it: averaged over the covered remote pixels when shrinking (so text stays
+/// legible), the nearest remote pixel when enlarging (so zoomed pixels stay crisp), and black
+/// letterbox bars around it. After the first frame only the areas that changed are redrawn.
+///
+/// The remote pixel chosen for a local pixel is the one `Viewport.remotePixel` maps its centre
+/// to, so what the user sees under the pointer is what a click there hits.
+public struct FrameScaler: Sendable {
+    public private(set) var output: PixelBuffer
+    public let viewport: Viewport
+    /// The image's pixel bounds in `output`; everything else is letterbox.
+    public let imageBounds: PixelRect
+    /// Per local column (and row) of the image: the first remote column (row) and how many.
+    private let columnSpans: [Span]
+    private let rowSpans: [Span]
+    /// 65536 / n for every pixel count a box can have.
+    private let reciprocals: [UInt32]
+
+    struct Span: Sendable {
+        var start: Int32
+        var count: Int32
+    }
+
+    public init(viewport: Viewport) {
+        self.viewport = viewport
+        output = PixelBuffer(width: viewport.areaWidth, height: viewport.areaHeight)
+        let image = viewport.imageRect
+        let x0 = Self.clampedRound(image.x, limit: viewport.areaWidth), x1 = Self.clampedRound(image.x + image.width, limit: viewport.areaWidth)
+        let y0 = Self.clampedRound(image.y, limit: viewport.areaHeight), y1 = Self.clampedRound(image.y + image.height, limit: viewport.areaHeight)
+        imageBounds = PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        columnSpans = (x0..<max(x0, x1)).map {
+            Self.span(local: Double($0), origin: viewport.originX, imageStart: image.x, scale: viewport.scale, size: viewport.remoteWidth)
+        }
+        rowSpans = (y0..<max(y0, y1)).map {
+            Self.span(local: Double($0), origin: viewport.originY, imageStart: image.y, scale: viewport.scale, size: viewport.remoteHeight)
+        }
+        let widest: Int32 = columnSpans.map(\.count).max() ?? 1
+        let tallest: Int32 = rowSpans.map(\.count).max() ?? 1
+        let largest = max(1, Int(widest) * Int(tallest))
+        reciprocals = (0...largest).map { (count: Int) -> UInt32 in count == 0 ? 0 : UInt32((65536 + count / 2) / count) }
+    }
+
+    private static func clampedRound(_ value: Double, limit: Int) -> Int {
+        guard value.isFinite else { return 0 }
+        return min(max(Int(value.rounded()), 0), limit)
+    }
+
+    /// The remote pixels behind local pixel `local` (a column or a row).
+    private static func span(local: Double, origin: Double, imageStart: Double, scale: Double, size: Int) -> Span {
+        let start = origin + (local - imageStart) / scale
+        let end = origin + (local + 1 - imageStart) / scale
+        var first: Int, count: Int
+        if scale >= 1 {
+            first = Int((origin + (local + 0.5 - imageStart) / scale).rounded(.down))
+            count = 1
+        } else {
+            first = Int(start.rounded(.down))
+            count = max(1, Int(end.rounded(.up)) - first)
+        }
+        first = min(max(first, 0), size - 1)
+        count = min(count, size - first)
+        return Span(start: Int32(first), count: Int32(count))
+    }
+
+    /// Draws the whole area from `frame`, which must be the remote screen the viewport describes.
+    public mutating func drawAll(from frame: PixelBuffer) {
+        output.fill(output.bounds, rgb: 0)
+        redraw([imageBounds], from: frame)
+    }
+
+    /// Redraws the local rectangles `rects` (clipped to the image) from `frame`.
+    public mutating func redraw(_ rects: [PixelRect], from frame: PixelBuffer) {
+        precondition(frame.width == viewport.remoteWidth && frame.height == viewport.remoteHeight,
+                     "the frame must be the screen the viewport was made for")
+        for rect in rects {
+            let area = rect.intersection(imageBounds)
+            guard !area.isEmpty else { continue }
+            draw(area, from: frame)
+        }
+    }
+
+    /// Lets the caller draw over the picture in place (the pointer); whatever it draws stays until
+    /// that area is redrawn.
+    public mutating func drawOnTop(_ body: (inout PixelBuffer) -> Void) { body(&output) }
+
+    /// The local rectangle showing remote rectangle `remote`, widened by a pixel for rounding;
+    /// nil when none of it is visible.
+    public func localRect(covering remote: PixelRect) -> PixelRect? {
+        let topLeft = viewport.local(remoteX: Double(remote.x), remoteY: Double(remote.y))
+        let bottomRight = viewport.local(remoteX: Double(remote.maxX), remoteY: Double(remote.maxY))
+        let x0 = Int(topLeft.x.rounded(.down)) - 1, y0 = Int(topLeft.y.rounded(.down)) - 1
+        let x1 = Int(bottomRight.x.rounded(.up)) + 1, y1 = Int(bottomRight.y.rounded(.up)) + 1
+        let rect = PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0)).intersection(imageBounds)
+        return rect.isEmpty ? nil : rect
+    }
+
+    private mutating func draw(_ area: PixelRect, from frame: PixelBuffer) {
+        let sourceStride = frame.bytesPerRow / 4, targetStride = output.bytesPerRow / 4
+        let columns = columnSpans, rows = rowSpans, reciprocals = reciprocals
+        let imageX = imageBounds.x, imageY = imageBounds.y
+        frame.bytes.withUnsafeBytes { sourceBytes in
+            let source = sourceBytes.bindMemory(to: UInt32.self)
+            output.bytes.withUnsafeMutableBytes { targetBytes in
+                let target = targetBytes.bindMemory(to: UInt32.self)
+                for y in area.y..<area.maxY {
+                    let row = rows[y - imageY]
+                    let targetRow = y * targetStride
+                    for x in area.x..<area.maxX {
+                        let column = columns[x - imageX]
+                        if row.count == 1, column.count == 1 {
+                            target[targetRow + x] = source[Int(row.start) * sourceStride + Int(column.start)]
+                            continue
+                        }
+                        var blue: UInt32 = 0, green: UInt32 = 0, red: UInt32 = 0
+                        for sy in Int(row.start)..<Int(row.start + row.count) {
+                            let base = sy * sourceStride
+                            for sx in Int(column.start)..<Int(column.start + column.count) {
+                                let pixel = UInt32(littleEndian: source[base + sx])
+                                blue &+= pixel & 0xFF
+                                green &+= pixel >> 8 & 0xFF
+                                red &+= pixel >> 16 & 0xFF
+                            }
+                        }
+                        let scale = reciprocals[Int(row.count * column.count)]
+                        let b = (blue &* scale &+ 32768) >> 16, g = (green &* scale &+ 32768) >> 16, r = (red &* scale &+ 32768) >> 16
+                        target[targetRow + x] = (r << 16 | g << 8 | b).littleEndian
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+public import ZRCFrames
+public import ZRCProtocol
+
+/// The picture the viewer shows in its drawing area: the visible part of the newest remote frame,
+/// scaled as the viewport says, with the remote pointer drawn on top; and, after each update, the
+/// local rectangles that changed, so a renderer can send only those.
+public struct ViewerPicture: Sendable {
+    /// The remote pointer as last reported.
+    public struct Pointer: Sendable, Equatable {
+        public var shape: CursorShape
+        public var x: Int32
+        public var y: Int32
+
+        public init(shape: CursorShape, x: Int32, y: Int32) {
+            self.shape = shape
+            self.x = x
+            self.y = y
+        }
+    }
+
+    private var scaler: FrameScaler?
+    private var frame: PixelBuffer?
+    private var pointer: Pointer?
+    private var pointerRect: PixelRect?
+
+    public init() {}
+
+    /// The picture, once a frame has arrived.
+    public var image: PixelBuffer? { frame == nil ? nil : scaler?.output }
+
+    /// Brings the picture up to date.
+    ///
+    /// - Parameters:
+    ///   - newFrame: a newer remote frame, if one arrived; `changedRemote` says where it differs
+    ///     from the previous one.
+    ///   - pointer: the remote pointer, nil when hidden or unknown.
+    ///   - viewport: must describe the frame's size.
+    ///   - full: redraw everything (the terminal was cleared).
+    /// - Returns: the local rectangles that changed, nil when everything did; empty when nothing did
+    ///   or there is no frame yet.
+    public mutating func update(newFrame: PixelBuffer?, changedRemote: [PixelRect], pointer newPointer: Pointer?, viewport: Viewport,
+                                full: Bool) -> [PixelRect]? {
+        if let newFrame { frame = newFrame }
+        guard let frame, frame.width == viewport.remoteWidth, frame.height == viewport.remoteHeight else { return [] }
+        let rebuild = scaler?.viewport != viewport
+        if rebuild { scaler = FrameScaler(viewport: viewport) }
+        guard var scaler else { return [] }
+        defer { self.scaler = scaler }
+
+        if rebuild || full {
+            scaler.drawAll(from: frame)
+            pointer = newPointer
+            pointerRect = drawPointer(into: &scaler)
+            return nil
+        }
+        var changed = newFrame == nil ? [] : changedRemote.compactMap { scaler.localRect(covering: $0) }
+        guard !changed.isEmpty || newPointer != pointer else { return [] }
+        // The old pointer is always painted over first, so the new one is never blended twice.
+        if let old = pointerRect { changed.append(old) }
+        scaler.redraw(changed, from: frame)
+        pointer = newPointer
+        // The pointer is drawn again wherever the redraw may have covered it.
+        pointerRect = drawPointer(into: &scaler)
+        if let pointerRect { changed.append(pointerRect) }
+        return changed.map { $0.intersection(scaler.output.bounds) }.filter { !$0.isEmpty }
+    }
+
+    private func drawPointer(into scaler: inout FrameScaler) -> PixelRect? {
+        guard let pointer,
+              let rect = CursorOverlay.localRect(shape: pointer.shape, x: pointer.x, y: pointer.y, viewport: scaler.viewport,
+                                                 imageBounds: scaler.imageBounds)
+        else { return nil }
+        let clip = scaler.imageBounds
+        scaler.drawOnTop { CursorOverlay.draw(pointer.shape, into: &$0, at: rect, clip: clip) }
+        return rect.intersection(clip)
+    }
+}

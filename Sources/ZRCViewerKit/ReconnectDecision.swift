@@ -1,0 +1,43 @@
+public import ZRCControllerKit
+public import ZRCNetworking
+import ZRCProtocol
+
+/// Whether the viewer tries again after losing its host, and what it tells the user.
+public enum ReconnectDecision: Sendable, Equatable {
+    /// Try again after the backoff; `reason` is shown meanwhile.
+    case retry(reason: String)
+    /// Give up and leave the viewer with this explanation: trying again cannot succeed (the host
+    /// key changed, this controller was revoked) or someone chose to end it.
+    case stop(String)
+
+    /// After a connection attempt failed.
+    public static func after(_ error: ControllerError) -> ReconnectDecision {
+        switch error.kind {
+        case .unreachable: .retry(reason: "host unreachable")
+        case .connectionLost, .handshakeFailed, .closed, .closedByHost: .retry(reason: "connection failed")
+        case .rejected(.refusedByPolicy): .retry(reason: "the host refuses further controllers now")
+        case .rejected(.replayedHandshake), .rejected(.inviteBusy): .retry(reason: "handshake refused")
+        case .rejected(.hostKeyMismatch), .rejected(.notAuthorized), .rejected(.inviteInvalid), .rejected(.malformed), .wrongPeer,
+             .storage, .invalidInvite, .nameInUse:
+            .stop(error.message)
+        }
+    }
+
+    /// After an established session ended.
+    public static func after(_ end: ConnectionEnd) -> ReconnectDecision {
+        switch end {
+        case .remote(.revoked, let text):
+            .stop("the host revoked this controller (\(text)); pair again with a new invite from `zrc-host pair`")
+        case .remote(.replaced, _):
+            .stop("another controller took over the session")
+        case .remote(.versionMismatch, let text):
+            .stop("the host speaks another protocol version: \(text)")
+        case .remote(.shuttingDown, _): .retry(reason: "the host shut down")
+        case .remote: .retry(reason: "the host closed the session")
+        case .local(let reason, let text): .stop("closed here (\(reason): \(text))")
+        case .peerTimedOut: .retry(reason: "the host stopped answering")
+        case .connectionLost: .retry(reason: "connection lost")
+        case .failed: .retry(reason: "protocol failure")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Glibc
+import ZRCNetworking
+import ZRCProtocol
+import ZRCViewer
+
+extension TerminalViewer {
+    func handle(_ event: Event) async {
+        switch event {
+        case .input(let bytes):
+            await handleTerminalEvents(parser.feed(bytes))
+            if parser.hasPendingEscape {
+                escapeGeneration += 1
+                let generation = escapeGeneration
+                Task { [sink] in
+                    try? await Task.sleep(for: .milliseconds(50))
+                    sink.yield(.escapeTimeout(generation: generation))
+                }
+            }
+        case .escapeTimeout(let generation):
+            if generation == escapeGeneration { await handleTerminalEvents(parser.flushPendingEscape()) }
+        case .signal(SIGWINCH):
+            do {
+                try relayout()
+                requestRender()
+            } catch {
+                exit = .stopped("the terminal's size cannot be read: \(error)")
+            }
+        case .signal(let number):
+            exit = .signal(number)
+        case .inputEnded:
+            exit = .terminalClosed
+        case .tick:
+            await updateRates()
+            requestRender()
+        case .frameArrived:
+            if let sent = inputSentMicros {
+                let millis = Double(WireClock.monotonicMicros() &- sent) / 1000
+                status.inputToFrameMillis = status.inputToFrameMillis.map { $0 * 0.7 + millis * 0.3 } ?? millis
+                inputSentMicros = nil
+            }
+            requestRender()
+        case .finish(let reason):
+            exit = reason
+        case .probeTimeout:
+            break
+        }
+    }
+
+    func handleTerminalEvents(_ events: [TerminalEvent]) async {
+        for event in events {
+            if case .reply = event { continue }  // a late answer to a capability query
+            for action in mapper.handle(event) {
+                switch action {
+                case .send(let inputs):
+                    await send(inputs)
+                case .detach:
+                    exit = .detached
+                    return
+                case .viewChanged:
+                    status.zoom = mapper.viewport.zoom
+                    requestRender()
+                case .toggleHelp:
+                    showHelp.toggle()
+                    needsFullRedraw = true
+                    needsClear = true
+                    requestRender()
+                }
+            }
+        }
+    }
+
+    private func send(_ inputs: [InputEvent]) async {
+        guard let session else { return }
+        do {
+            for input in inputs { try await session.send(.input(input)) }
+            if inputSentMicros == nil { inputSentMicros = WireClock.monotonicMicros() }
+        } catch {
+            logger.debug("input not sent: \(error)")
+        }
+    }
+
+    private func updateRates() async {
+        let now = WireClock.monotonicMicros()
+        if let session {
+            let total = await session.receivedBytes()
+            bytesReceived.record(Double(max(0, total - lastReceivedTotal)), at: now)
+            lastReceivedTotal = total
+        }
+        status.framesPerSecond = framesDrawn.rate(now: now)
+        status.bytesPerSecond = bytesReceived.rate(now: now)
+        // An input nobody answered with a frame within a second made no visible change.
+        if let sent = inputSentMicros, now &- sent > 1_000_000 { inputSentMicros = nil }
+    }
+}

@@ -1,0 +1,69 @@
+import ZRCControllerKit
+import ZRCNetworking
+import ZRCTerminal
+import ZRCViewer
+
+extension TerminalViewer {
+    /// Draws whenever asked, at most `maximumFramesPerSecond` times a second; requests that arrive
+    /// while a frame is being written collapse into one (latest wins).
+    func renderLoop() async {
+        let interval = Duration.seconds(1) / configuration.maximumFramesPerSecond
+        let clock = ContinuousClock()
+        for await _ in renderRequests {
+            let started = clock.now
+            do {
+                try await render()
+            } catch {
+                sink.yield(.finish(.stopped("drawing failed: \(error)")))
+                return
+            }
+            let elapsed = clock.now - started
+            if elapsed < interval { try? await Task.sleep(for: interval - elapsed) }
+        }
+    }
+
+    /// One frame: the newest picture (only what changed), the help box if shown, the status line,
+    /// inside one synchronized update.
+    func render() async throws {
+        guard exit == nil, var renderer else { return }
+        let area = self.area
+        var output = Array(TerminalModes.beginFrame.utf8)
+        if needsClear {
+            output += "\u{1B}[0m\u{1B}[2J".utf8
+            needsClear = false
+            needsFullRedraw = true
+        }
+        var drewFrame = false
+        if let session {
+            let frame = await session.pollFrame(newerThan: shownVersion)
+            let cursor = await session.pollCursor()
+            if let frame {
+                shownVersion = frame.version
+                status.quality = frame.quality
+                if frame.pixels.width != mapper.viewport.remoteWidth || frame.pixels.height != mapper.viewport.remoteHeight {
+                    mapper.viewport.resizeRemote(width: frame.pixels.width, height: frame.pixels.height)
+                    status.zoom = 1
+                }
+            }
+            let pointer = cursor.shape.flatMap { cursor.visible ? ViewerPicture.Pointer(shape: $0, x: cursor.x, y: cursor.y) : nil }
+            let full = needsFullRedraw
+            let changed = picture.update(newFrame: frame?.pixels, changedRemote: frame?.changedSince ?? [], pointer: pointer,
+                                         viewport: mapper.viewport, full: full)
+            if let image = picture.image, area == self.area {
+                if full { needsFullRedraw = false }
+                if changed.map({ !$0.isEmpty }) ?? true {
+                    output += try renderer.draw(image, changed: full ? nil : changed, in: area)
+                    self.renderer = renderer
+                    drewFrame = true
+                }
+            }
+        }
+        if showHelp { output += HelpOverlay.draw(in: area) }
+        output += "\u{1B}[\(layout.statusRow + 1);1H\u{1B}[0;7m".utf8
+        output += status.line(width: layout.columns).utf8
+        output += "\u{1B}[0m".utf8
+        output += TerminalModes.endFrame.utf8
+        try await writer.write(output)
+        if drewFrame { framesDrawn.record(at: WireClock.monotonicMicros()) }
+    }
+}

@@ -1,0 +1,50 @@
+public import ZRCControllerKit
+public import ZRCViewer
+
+/// How `zrc-ctl view` runs.
+public struct ViewerConfiguration: Sendable {
+    /// The paired host's name (for the status line).
+    public var hostName: String
+    /// Send no input; ask the host for a view-only session.
+    public var viewOnly: Bool
+    /// A fixed renderer, or nil to pick the best the terminal supports.
+    public var renderer: RendererKind?
+    /// Frames drawn per second, at most.
+    public var maximumFramesPerSecond: Int
+    /// How long to wait for the terminal's answers to the capability queries.
+    public var probeTimeout: Duration
+    /// Ask kitty-protocol terminals to read pixels from shared memory (only a terminal on this
+    /// machine can; the probe checks that it does).
+    public var sharedMemory: Bool
+
+    public init(hostName: String, viewOnly: Bool = false, renderer: RendererKind? = nil, maximumFramesPerSecond: Int = 60,
+                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true) {
+        self.hostName = hostName
+        self.viewOnly = viewOnly
+        self.renderer = renderer
+        self.maximumFramesPerSecond = max(1, maximumFramesPerSecond)
+        self.probeTimeout = probeTimeout
+        self.sharedMemory = sharedMemory
+    }
+}
+
+/// Opens a session with the host (the controller core's `connect`), asked for view-only or not.
+public typealias SessionOpener = @Sendable (_ viewOnly: Bool) async throws(ControllerError) -> ControllerSession
+
+/// Makes the renderer of a kind; the executable wires libchafa (sixel, symbols) and kitty.
+/// `sharedMemory` is the kitty shared-memory writer when the terminal can read it.
+public typealias RendererFactory = @Sendable (RendererKind, _ sharedMemory: (any KittySharedMemoryWriter)?, TerminalCapabilities) throws
+    -> any TerminalRenderer
+
+/// Why the viewer ended.
+public enum ViewerExit: Sendable, Equatable {
+    /// The user detached (Ctrl+] q).
+    case detached
+    /// SIGINT, SIGTERM or SIGHUP.
+    case signal(Int32)
+    /// The viewer cannot go on: the message says why (a changed host key, a revoked controller,
+    /// the terminal failed).
+    case stopped(String)
+    /// The terminal's input ended (the terminal was closed).
+    case terminalClosed
+}

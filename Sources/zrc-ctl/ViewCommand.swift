@@ -1,0 +1,73 @@
+public import ArgumentParser
+import Foundation
+import ZRCChafa
+import ZRCCommandSupport
+import ZRCControllerKit
+public import ZRCViewer
+import ZRCViewerKit
+
+struct ViewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Show a paired host's screen in this terminal and control it with mouse and keyboard.",
+        discussion: """
+            The renderer is chosen from what the terminal answers: kitty graphics, then sixel, then Unicode \
+            symbols in 24-bit colour. Ctrl+] then ? shows the keys (q detaches, + and - zoom, arrows pan). \
+            When the host goes away the viewer reconnects after 2 s, 4 s, 8 s, then every 10 s; a changed host \
+            key or a revoked controller ends it with an explanation.
+            """)
+
+    @OptionGroup var options: ControllerOptions
+
+    @Argument(help: "The host's name, as `zrc-ctl devices` lists it.")
+    var name: String
+
+    @Option(help: "kitty, sixel or symbols (default: the best the terminal supports).")
+    var renderer: RendererKind?
+
+    @Flag(help: "Watch only: send no input, and ask the host for a view-only session.")
+    var viewOnly = false
+
+    @Option(help: "Frames drawn per second, at most (1…240).")
+    var maxFPS = 60
+
+    func validate() throws {
+        guard (1...240).contains(maxFPS) else { throw ValidationError("--max-fps must be between 1 and 240") }
+    }
+
+    func run() async throws {
+        try await CommandRunner.run(program: "zrc-ctl") {
+            let context = try ControllerContext.load(options)
+            let controller = try context.controller(showsScreen: true)
+            // Fail before taking over the terminal when the name is unknown.
+            _ = try await context.knownHost(named: name)
+            let name = self.name
+            let viewer = TerminalViewer(
+                configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS),
+                openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
+                makeRenderer: Self.makeRenderer, logger: context.logger)
+            let exit = await viewer.run()
+            switch exit {
+            case .detached:
+                Console.line("Left the viewer of `\(name)`.")
+            case .terminalClosed:
+                break
+            case .signal(let number):
+                throw ExitCode(128 + number)
+            case .stopped(let message):
+                throw CommandError(.refused, message)
+            }
+        }
+    }
+
+    @Sendable static func makeRenderer(_ kind: RendererKind, sharedMemory: (any KittySharedMemoryWriter)?,
+                                       capabilities: TerminalCapabilities) throws -> any TerminalRenderer {
+        switch kind {
+        case .kitty: KittyRenderer(partialUpdates: capabilities.isKitty, sharedMemory: sharedMemory)
+        case .sixel: ChafaSixelRenderer()
+        case .symbols: ChafaSymbolsRenderer()
+        }
+    }
+}
+
+extension RendererKind: ExpressibleByArgument {}
