@@ -30,7 +30,7 @@ import ZRCViewer
         ("\u{1B}[13u", [key(TerminalKeysym.returnKey)]), ("\u{1B}[27;1:2u", [key(TerminalKeysym.escape, [], .repeat)]),
         ("\u{1B}[57441u", []),
         // focus, unknown private sequences
-        ("\u{1B}[I", [.focus(true)]), ("\u{1B}[O", [.focus(false)]), ("\u{1B}[?1;2c", []),
+        ("\u{1B}[I", [.focus(true)]), ("\u{1B}[O", [.focus(false)]), ("\u{1B}[?5n", []),
     ] as [(String, [TerminalEvent])])
     func keysDecodeToKeysyms(_ input: String, _ expected: [TerminalEvent]) {
         #expect(Self.parse(input) == expected, "\(input.debugDescription)")

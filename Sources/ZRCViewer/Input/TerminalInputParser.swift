@@ -25,8 +25,9 @@ public struct TerminalInputParser: Sendable {
     /// Bytes held for an unfinished sequence or paste (bounded, see above).
     public var bufferedBytes: Int { pending.count + (paste?.count ?? 0) + (replyString?.body.count ?? 0) }
 
-    /// Whether a lone ESC (or an unfinished sequence) waits for more bytes.
-    public var hasPendingEscape: Bool { pending.first == 0x1B }
+    /// Whether a lone ESC, an unfinished sequence or an unterminated reply string waits for more
+    /// bytes; the caller then calls `flushPendingEscape()` if nothing follows in time.
+    public var hasPendingEscape: Bool { pending.first == 0x1B || replyString != nil }
 
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [TerminalEvent] {
         pending.append(contentsOf: bytes)
@@ -37,8 +38,16 @@ public struct TerminalInputParser: Sendable {
 
     /// No byte followed in time: a lone ESC was the Escape key, ESC and one more byte an Alt
     /// combination; an unfinished sequence is dropped.
+    /// A reply string left open was the user's Alt+_ or Alt+Shift+P after all (a terminal sends its
+    /// replies in one go): its bytes are read again as keys.
     public mutating func flushPendingEscape() -> [TerminalEvent] {
-        guard pending.first == 0x1B, replyString == nil else { return [] }
+        if let string = replyString {
+            replyString = nil
+            let rest = string.body + pending
+            pending = []
+            return [Self.control(string.introducer, alt: true)] + feed(rest)
+        }
+        guard pending.first == 0x1B else { return [] }
         defer { pending.removeAll() }
         switch pending.count {
         case 1: return [.key(keysym: TerminalKeysym.escape, modifiers: [], action: .press)]
