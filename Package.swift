@@ -123,6 +123,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased],
                     swiftSettings: strict),
-        .testTarget(name: "ZRCEndToEndTests", dependencies: [], swiftSettings: strict),
+        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport"], swiftSettings: strict),
     ]
 )

@@ -55,8 +55,8 @@ struct EndToEndEnvironment: Sendable {
     }
 
     /// Starts `zrc-host serve` on a loopback port (0: a free one) and returns it with its address.
-    func startHost(role: String = "host", keyID: String, port: UInt16 = 0) async throws -> (ZRCProcess, String) {
-        let host = try launch("zrc-host", ["serve", "--listen", "127.0.0.1:\(port)", "--host-name", "e2e-host", "--key-id", keyID],
+    func startHost(role: String = "host", keyID: String, port: UInt16 = 0, extra: [String] = []) async throws -> (ZRCProcess, String) {
+        let host = try launch("zrc-host", ["serve", "--listen", "127.0.0.1:\(port)", "--host-name", "e2e-host", "--key-id", keyID] + extra,
                               role: role)
         guard await host.waitForOutput("zrc-host: serving") else {
             await host.terminate()

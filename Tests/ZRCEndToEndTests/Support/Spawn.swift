@@ -1,0 +1,52 @@
+import Foundation
+
+/// Runs a short command with posix_spawn and waitpid, output through files. For tmux, whose client
+/// forks a server: Foundation's Process on Linux sometimes never notices that such a client
+/// exited (it stays a zombie and waitUntilExit never returns), and a pipe would stay open in the
+/// server.
+enum Spawn {
+    static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let directory = FileManager.default.temporaryDirectory
+        let outputFile = directory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
+        let errorFile = directory.appendingPathComponent("spawn-\(UUID().uuidString).err").path
+        defer {
+            unlink(outputFile)
+            unlink(errorFile)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // An empty signal mask and default handlers: the test runner's threads block signals the
+        // spawned programs must see.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else { throw SetupError("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw SetupError("waitpid for \(arguments[0]) failed: \(String(cString: strerror(errno)))") }
+        }
+        let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return (exitStatus, read(outputFile), read(errorFile))
+    }
+}

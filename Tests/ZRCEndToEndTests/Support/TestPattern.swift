@@ -1,0 +1,44 @@
+/// The host's known picture for the viewer tests: four quadrants of distinct pure colours, so a
+/// rendering in any terminal (sixel palette, 24-bit cell colours) can be checked for colours and
+/// positions.
+enum TestPattern {
+    static let width = 640, height = 480
+    static let topLeft: UInt32 = 0xFF0000, topRight: UInt32 = 0x00FF00, bottomLeft: UInt32 = 0x0000FF, bottomRight: UInt32 = 0xFFFF00
+    static let colours = [topLeft, topRight, bottomLeft, bottomRight]
+
+    /// The quadrant colour `rgb` is close to, if any.
+    static func quadrant(of rgb: UInt32, tolerance: Int = 60) -> UInt32? {
+        colours.first { colour in
+            [16, 8, 0].allSatisfy { shift in abs(Int(rgb >> UInt32(shift) & 0xFF) - Int(colour >> UInt32(shift) & 0xFF)) <= tolerance }
+        }
+    }
+
+    /// Where each colour was seen on a grid of samples (columns × rows): its bounding box.
+    struct Boxes {
+        var boxes: [UInt32: (minX: Int, minY: Int, maxX: Int, maxY: Int)] = [:]
+
+        mutating func add(_ colour: UInt32, x: Int, y: Int) {
+            let box = boxes[colour] ?? (x, y, x, y)
+            boxes[colour] = (min(box.minX, x), min(box.minY, y), max(box.maxX, x), max(box.maxY, y))
+        }
+
+        /// The four quadrants are all there and in their places; nil when so, else what is wrong.
+        var problem: String? {
+            guard let tl = boxes[TestPattern.topLeft], let tr = boxes[TestPattern.topRight], let bl = boxes[TestPattern.bottomLeft],
+                  let br = boxes[TestPattern.bottomRight]
+            else { return "not every quadrant colour is visible: \(boxes.keys.map { String($0, radix: 16) })" }
+            guard tl.maxX < tr.minX, bl.maxX < br.minX, tl.maxY < bl.minY, tr.maxY < br.minY else {
+                return "the quadrants are out of place: \(boxes)"
+            }
+            return nil
+        }
+
+        /// The picture's bounds: the union of the quadrants.
+        var union: (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
+            boxes.values.reduce(nil) { partial, box in
+                guard let partial else { return box }
+                return (min(partial.minX, box.minX), min(partial.minY, box.minY), max(partial.maxX, box.maxX), max(partial.maxY, box.maxY))
+            }
+        }
+    }
+}

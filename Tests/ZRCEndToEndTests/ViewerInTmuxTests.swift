@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// `zrc-ctl view` in a real terminal (tmux) with the symbols renderer: the picture, reconnecting,
+/// and the terminal handed back as it was on every way out.
+@Suite struct ViewerInTmuxTests {
+    static let columns = 100, rows = 31
+
+    /// Where the pattern's colours are on the pane; nil until they are all there and in place.
+    static func patternProblem(_ tmux: Tmux) -> String? {
+        guard let capture = try? tmux.capture(escapes: true) else { return "no capture" }
+        let grid = PaneGrid(capture: capture)
+        var boxes = TestPattern.Boxes()
+        for row in 0..<(rows - 1) {
+            for column in 0..<columns {
+                if let colour = grid.colour(column: column, row: row).flatMap({ TestPattern.quadrant(of: $0) }) {
+                    boxes.add(colour, x: column, y: row)
+                }
+            }
+        }
+        return boxes.problem
+    }
+
+    static func statusLine(_ tmux: Tmux) -> String {
+        ((try? tmux.capture()) ?? "").split(separator: "\n", omittingEmptySubsequences: false).dropFirst(rows - 1).first.map(String.init) ?? ""
+    }
+
+    /// The pane's modes after the viewer left: main screen, no mouse reporting, cursor shown,
+    /// line wrap on; and the tty settings exactly as before.
+    static func expectRestored(_ tmux: Tmux, _ files: ViewerFiles) async throws {
+        _ = await Wait.until(.seconds(10)) { files.read(files.sttyAfter).isEmpty ? nil : true }
+        let modes = try tmux.format("#{alternate_on} #{mouse_any_flag} #{mouse_all_flag} #{mouse_button_flag} #{mouse_sgr_flag} #{cursor_flag} #{wrap_flag}")
+        #expect(modes == "0 0 0 0 0 1 1", "alternate screen, mouse modes (any, all, button, SGR), cursor, wrap: \(modes)")
+        let before = files.read(files.sttyBefore), after = files.read(files.sttyAfter)
+        #expect(!before.isEmpty && before == after, "tty settings before \(before), after \(after)")
+    }
+
+    @Test func showsThePatternReconnectsAfterTheHostRestartsAndRestoresTheTerminalOnQuit() async throws {
+        let rig = try await ViewerRig()
+        let tmux = Tmux(tag: rig.env.tag, environment: try rig.env.environment(for: "controller"))
+        defer { tmux.kill() }
+        let files = rig.files("tmux-reconnect")
+        try tmux.start(rig.viewCommand(["--renderer", "symbols"], files: files), columns: Self.columns, rows: Self.rows)
+
+        let shown = await Wait.until(.seconds(30)) { Self.patternProblem(tmux) == nil ? true : nil }
+        #expect(shown == true, "the pattern is drawn: \(Self.patternProblem(tmux) ?? "") — \(files.read(files.log))")
+        let status = Self.statusLine(tmux)
+        #expect(status.contains("desk") && status.contains("connected") && status.contains("symbols"), "\(status)")
+
+        await rig.stopHost()
+        let waiting = await Wait.until(.seconds(30)) { Self.statusLine(tmux).contains("reconnecting in") ? true : nil }
+        #expect(waiting == true, "the viewer says it is reconnecting: \(Self.statusLine(tmux))")
+        try await rig.restartHost()
+        let clock = ContinuousClock()
+        let restarted = clock.now
+        // Attempts follow 2 s, 4 s, 8 s after the loss; the host is back before the second, so at
+        // most one more wait (4 s) plus a handshake stands between it and the picture.
+        let back = await Wait.until(.seconds(20)) { Self.statusLine(tmux).contains("connected") && Self.patternProblem(tmux) == nil ? true : nil }
+        #expect(back == true, "reconnected: \(Self.statusLine(tmux)) — \(files.read(files.log))")
+        #expect(clock.now - restarted < .seconds(12), "within the backoff schedule: \(clock.now - restarted)")
+
+        try tmux.sendKeys(["C-]", "q"])
+        #expect(await files.exitStatus(within: .seconds(15)) == 0, "\(files.read(files.log))")
+        try await Self.expectRestored(tmux, files)
+        #expect(try tmux.capture().contains("Left the viewer of `desk`."))
+        await rig.close()
+    }
+
+    @Test func aHostWithANewKeyStopsTheViewerWithTheExplanation() async throws {
+        let rig = try await ViewerRig()
+        let tmux = Tmux(tag: rig.env.tag, environment: try rig.env.environment(for: "controller"))
+        defer { tmux.kill() }
+        let files = rig.files("tmux-new-key")
+        try tmux.start(rig.viewCommand(["--renderer", "symbols"], files: files), columns: Self.columns, rows: Self.rows)
+        #expect(await Wait.until(.seconds(30)) { Self.patternProblem(tmux) == nil ? true : nil } == true)
+
+        await rig.stopHost()
+        try await rig.restartHost(keyID: "other-\(rig.env.tag)")
+        #expect(await files.exitStatus(within: .seconds(40)) == 4, "refused: \(files.read(files.log))")
+        let message = files.read(files.log)
+        #expect(message.contains("not the one pinned") && message.contains("zrc-ctl forget desk"), "\(message)")
+        try await Self.expectRestored(tmux, files)
+        await rig.close()
+    }
+
+    @Test func aTerminationSignalWhileTheHostIsGoneRestoresTheTerminal() async throws {
+        let rig = try await ViewerRig()
+        let tmux = Tmux(tag: rig.env.tag, environment: try rig.env.environment(for: "controller"))
+        defer { tmux.kill() }
+        let files = rig.files("tmux-signal")
+        try tmux.start(rig.viewCommand([], files: files), columns: Self.columns, rows: Self.rows)
+        #expect(await Wait.until(.seconds(30)) { Self.patternProblem(tmux) == nil ? true : nil } == true, "tmux gets symbols automatically")
+
+        await rig.stopHost()
+        #expect(await Wait.until(.seconds(30)) { Self.statusLine(tmux).contains("reconnecting in") ? true : nil } == true)
+        let shell = try tmux.format("#{pane_pid}")
+        try PrivateDisplay.run("/usr/bin/pkill", ["-TERM", "-P", shell, "zrc-ctl"])
+        #expect(await files.exitStatus(within: .seconds(15)) == 143)
+        try await Self.expectRestored(tmux, files)
+        await rig.close()
+    }
+}
