@@ -34,3 +34,15 @@ public struct XScreenshot: Sendable {
         return UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset])
     }
 }
+
+extension XScreenshot {
+    /// The screenshot as a binary PPM (P6), for looking at a failure.
+    public func writePPM(to path: String) throws {
+        var data = Data("P6\n\(width) \(height)\n255\n".utf8)
+        data.reserveCapacity(data.count + width * height * 3)
+        for index in stride(from: 0, to: width * height * 4, by: 4) {
+            data.append(contentsOf: [bytes[index + 2], bytes[index + 1], bytes[index]])
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+}

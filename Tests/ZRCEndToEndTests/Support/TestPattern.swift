@@ -22,12 +22,17 @@ enum TestPattern {
             boxes[colour] = (min(box.minX, x), min(box.minY, y), max(box.maxX, x), max(box.maxY, y))
         }
 
-        /// The four quadrants are all there and in their places; nil when so, else what is wrong.
+        /// The four quadrants are all there and in their places (judged by the centres of their
+        /// boxes: scaling blends colours along the borders); nil when so, else what is wrong.
         var problem: String? {
             guard let tl = boxes[TestPattern.topLeft], let tr = boxes[TestPattern.topRight], let bl = boxes[TestPattern.bottomLeft],
                   let br = boxes[TestPattern.bottomRight]
             else { return "not every quadrant colour is visible: \(boxes.keys.map { String($0, radix: 16) })" }
-            guard tl.maxX < tr.minX, bl.maxX < br.minX, tl.maxY < bl.minY, tr.maxY < br.minY else {
+            func centre(_ box: (minX: Int, minY: Int, maxX: Int, maxY: Int)) -> (x: Int, y: Int) {
+                ((box.minX + box.maxX) / 2, (box.minY + box.maxY) / 2)
+            }
+            let (a, b, c, d) = (centre(tl), centre(tr), centre(bl), centre(br))
+            guard a.x < b.x, c.x < d.x, a.y < c.y, b.y < d.y, a.x < d.x, a.y < d.y else {
                 return "the quadrants are out of place: \(boxes)"
             }
             return nil
