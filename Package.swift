@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", argumentParser, logging],
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", argumentParser, logging],
             swiftSettings: strict),
 
         // Helpers shared by the test targets.

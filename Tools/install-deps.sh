@@ -12,14 +12,15 @@ BUILD_PACKAGES=(
   libsecret-1-dev
   libchafa-dev
 )
-# Run: a virtual X display for hosts without one, and a keyring for identity keys.
+# Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as
+# something to look at and click in the demo), and a keyring for identity keys.
 RUN_PACKAGES=(
-  xvfb xauth x11-utils x11-xserver-utils xdotool
+  xvfb xauth x11-utils x11-xserver-utils x11-apps xterm xdotool
   dbus dbus-x11 gnome-keyring libsecret-tools
 )
-# Test: real terminals for the viewer tests.
+# Test: real terminals for the viewer tests (xterm above, tmux), and the schema checker.
 TEST_PACKAGES=(
-  xterm tmux python3 python3-jsonschema
+  tmux python3 python3-jsonschema
 )
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")

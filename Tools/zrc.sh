@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ZRC's main command: prepares everything ZRC needs on this machine and runs it.
 #
-#   Tools/zrc.sh demo          install, build, start a host, pair a controller with it, ping it
+#   Tools/zrc.sh demo          install, build, start a host, pair a controller with it, and view
+#                              its screen in this terminal (ping it when this is not a terminal)
 #   Tools/zrc.sh host ARGS...  run zrc-host in the prepared environment (e.g. `host pair`)
 #   Tools/zrc.sh ctl ARGS...   run zrc-ctl in the prepared environment (e.g. `ctl devices`)
 #   Tools/zrc.sh env           print the exports that let another shell use the same environment
@@ -21,13 +22,14 @@ mkdir -p "$state" && chmod 700 "$state"
 say() { printf 'zrc: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 # A pid file names a process we started only while that pid still runs the same program
-# (pids are reused): the program name is recorded next to it.
+# (pids are reused): the program's name is recorded next to it. The name is given, not read from
+# /proc right after `&`, when the child may not have exec'd its program yet.
 alive() {
   [[ -f "$state/$1.pid" && -f "$state/$1.comm" ]] || return 1
   local pid; pid=$(cat "$state/$1.pid")
   [[ -n "$pid" ]] && [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == "$(cat "$state/$1.comm")" ]]
 }
-remember() { echo "$2" >"$state/$1.pid"; cat "/proc/$2/comm" >"$state/$1.comm" 2>/dev/null || true; }
+remember() { echo "$2" >"$state/$1.pid"; echo "$3" >"$state/$1.comm"; }
 
 prepare_toolchain() {
   "$repo/Tools/install-deps.sh"
@@ -54,12 +56,19 @@ prepare_display() {
   say "no X display given: starting a virtual one (Xvfb :$n, 1920x1080)"
   # -noreset: otherwise the server resets (and forgets the background) whenever its last client leaves.
   Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp -noreset >"$state/xvfb.log" 2>&1 &
-  remember xvfb $!
+  remember xvfb $! Xvfb
   export DISPLAY=":$n"
   echo "$DISPLAY" >"$state/display"
   for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
   xdpyinfo >/dev/null 2>&1 || die "Xvfb did not start; see $state/xvfb.log"
   xsetroot -solid '#2e5c8a' || true
+  # Something to look at and work with: a terminal running top, a clock, eyes that follow the pointer.
+  xterm -geometry 100x32+60+60 -bg '#fdf6e3' -fg '#073642' -title 'ZRC demo' -e top >/dev/null 2>&1 &
+  remember xterm $! xterm
+  xclock -geometry 180x180-60+60 -update 1 >/dev/null 2>&1 &
+  remember xclock $! xclock
+  xeyes -geometry 200x120-60-60 >/dev/null 2>&1 &
+  remember xeyes $! xeyes
 }
 
 keyring_works() {
@@ -78,7 +87,7 @@ prepare_keyring() {
   rm -f "$state/bus"
   dbus-daemon --session --fork --address="unix:path=$state/bus" --print-pid=3 3>"$state/dbus.pid.tmp" >/dev/null \
     || die "could not start dbus-daemon"
-  remember dbus "$(tr -d '[:space:]' <"$state/dbus.pid.tmp")"
+  remember dbus "$(tr -d '[:space:]' <"$state/dbus.pid.tmp")" dbus-daemon
   rm -f "$state/dbus.pid.tmp"
   export DBUS_SESSION_BUS_ADDRESS="unix:path=$state/bus"
   local password="${ZRC_KEYRING_PASSWORD:-}"
@@ -103,7 +112,7 @@ start_host() {
   if alive host; then return; fi
   say "starting zrc-host serve (log: $state/host.log)"
   "$bin/zrc-host" serve --listen "$listen" >"$state/host.out" 2>"$state/host.log" &
-  remember host $!
+  remember host $! zrc-host
   for _ in $(seq 100); do
     grep -q "zrc-host: serving" "$state/host.out" 2>/dev/null && { cat "$state/host.out" >&2; return; }
     kill -0 "$(cat "$state/host.pid")" 2>/dev/null || break
@@ -132,21 +141,26 @@ demo() {
     [[ -n "$invite" ]] || die "no invite from zrc-host pair"
     printf '%s\n' "$invite" | "$bin/zrc-ctl" pair - --name demo
   fi
-  "$bin/zrc-ctl" ping demo --count 5 --interval 0
-  echo
-  "$bin/zrc-host" controllers
+  "$bin/zrc-ctl" ping demo --count 3 --interval 0
+  if [[ -t 0 && -t 1 ]]; then
+    say "opening the viewer: Ctrl+] then ? for help, Ctrl+] then q to leave"
+    sleep 1
+    "$bin/zrc-ctl" view demo || true
+  else
+    say "not in a terminal: skipping the viewer (run \`Tools/zrc.sh ctl view demo\` in one)"
+  fi
   cat <<TXT
 
 The host keeps running in the background (pid $(cat "$state/host.pid"), log $state/host.log).
-Next:  Tools/zrc.sh host pair          an invite for another controller
-       Tools/zrc.sh ctl ping demo      check the connection again
+Next:  Tools/zrc.sh ctl view demo      view and control the screen again
+       Tools/zrc.sh host pair          an invite for another controller
        Tools/zrc.sh stop               stop what this script started
 TXT
 }
 
 stop_all() {
   local name
-  for name in host xvfb dbus; do
+  for name in host xterm xclock xeyes xvfb dbus; do
     if alive "$name"; then kill "$(cat "$state/$name.pid")" 2>/dev/null || true; say "stopped $name"; fi
     rm -f "$state/$name.pid" "$state/$name.comm"
   done

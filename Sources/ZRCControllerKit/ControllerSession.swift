@@ -19,6 +19,10 @@ public struct ComposedFrame: Sendable {
     public let captureMicros: UInt64
     public let encodeDoneMicros: UInt64
     public let sendMicros: UInt64
+    /// When the newest update arrived here and when it was decoded (this machine's monotonic
+    /// clock, µs; the same clock as the host's when both run on one machine).
+    public let receivedMicros: UInt64
+    public let decodedMicros: UInt64
     /// Areas changed by the newest update.
     public let dirty: [PixelRect]
     /// Areas changed since the version asked for in `pollFrame(newerThan:)` (the whole screen
@@ -93,16 +97,17 @@ public actor ControllerSession {
         do {
             try compositor.apply(update, decoder: &decoder)
             self.decoder = decoder
+            lastReceipt = (received, WireClock.monotonicMicros())
         } catch {
             await connection?.close(reason: .protocolError, text: "a frame update could not be applied: \(error)")
             return
         }
-        try? await connection?.send(.frameAck(frameID: update.frameID, receivedMicros: received,
-                                              decodedMicros: WireClock.monotonicMicros()))
+        try? await connection?.send(.frameAck(frameID: update.frameID, receivedMicros: received, decodedMicros: lastReceipt.decoded))
         eventSink.yield(.frame(version: compositor.version))
     }
 
     private var receivedTotal = 0
+    private var lastReceipt: (received: UInt64, decoded: UInt64) = (0, 0)
 
     /// Encrypted bytes received from the host so far (for bandwidth displays).
     public func receivedBytes() async -> Int {
@@ -115,11 +120,22 @@ public actor ControllerSession {
 
     /// The newest composed frame if it is newer than `version` (latest wins: intermediate frames
     /// a slow viewer did not poll are never shown).
+    ///
+    /// The pixels are shared with the session until it applies the next update, which then has
+    /// to copy them if the caller still holds them: keep a frame only as long as it is needed.
     public func pollFrame(newerThan version: UInt64 = 0) -> ComposedFrame? {
         guard compositor.version > version else { return nil }
+        return newestFrame(changedSince: version)
+    }
+
+    /// The newest composed frame, even if it is not newer than `version`, with the areas changed
+    /// since then (none when it is that version); nil before the first frame.
+    public func newestFrame(changedSince version: UInt64) -> ComposedFrame? {
+        guard compositor.version > 0 else { return nil }
         let (capture, encodeDone, send) = compositor.lastTimestamps
         return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
-                             captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send, dirty: compositor.lastDirty,
+                             captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send,
+                             receivedMicros: lastReceipt.received, decodedMicros: lastReceipt.decoded, dirty: compositor.lastDirty,
                              changedSince: compositor.changes(since: version), quality: compositor.lastQuality)
     }
 

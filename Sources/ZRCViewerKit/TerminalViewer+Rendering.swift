@@ -35,9 +35,10 @@ extension TerminalViewer {
         }
         var drewFrame = false
         if let session {
-            let frame = await session.pollFrame(newerThan: shownVersion)
+            // The frame is only borrowed for this render (see ViewerPicture).
+            let frame = await session.newestFrame(changedSince: shownVersion)
             let cursor = await session.pollCursor()
-            if let frame {
+            if let frame, frame.version != shownVersion {
                 shownVersion = frame.version
                 status.quality = frame.quality
                 if frame.pixels.width != mapper.viewport.remoteWidth || frame.pixels.height != mapper.viewport.remoteHeight {
@@ -47,7 +48,7 @@ extension TerminalViewer {
             }
             let pointer = cursor.shape.flatMap { cursor.visible ? ViewerPicture.Pointer(shape: $0, x: cursor.x, y: cursor.y) : nil }
             let full = needsFullRedraw
-            let changed = picture.update(newFrame: frame?.pixels, changedRemote: frame?.changedSince ?? [], pointer: pointer,
+            let changed = picture.update(frame: frame?.pixels, changedRemote: frame?.changedSince ?? [], pointer: pointer,
                                          viewport: mapper.viewport, full: full)
             if let image = picture.image, area == self.area {
                 if full { needsFullRedraw = false }

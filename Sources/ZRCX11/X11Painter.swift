@@ -13,7 +13,7 @@ public final class X11Painter {
     public let connection: X11Connection
     public let width: Int
     public let height: Int
-    private let window: UInt32
+    let window: UInt32
     private let gc: UInt32
     private var picture: (pixmap: UInt32, width: Int, height: Int)?
 

@@ -10,8 +10,9 @@ struct BenchCommand: AsyncParsableCommand {
             compare, JPEG, Noise, TCP — against a controller in another process while a test client \
             draws a static screen, typing-sized changes and full-screen motion. `zrc-bench floors` \
             measures the single stages in isolation, for comparison with the physical floor. \
+            `zrc-bench latency` measures click-to-decoded-frame latency and the terminal renderers. \
             Build in release mode for real figures.
             """,
-        subcommands: [PipelineCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self],
+        subcommands: [PipelineCommand.self, LatencyCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self, ProbeCommand.self],
         defaultSubcommand: PipelineCommand.self)
 }

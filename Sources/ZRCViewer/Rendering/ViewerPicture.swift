@@ -4,6 +4,9 @@ public import ZRCProtocol
 /// The picture the viewer shows in its drawing area: the visible part of the newest remote frame,
 /// scaled as the viewport says, with the remote pointer drawn on top; and, after each update, the
 /// local rectangles that changed, so a renderer can send only those.
+///
+/// The remote frame is lent for each update, never kept: a 1080p framebuffer is 8 MB, and a
+/// reference held here would make the session copy it before applying the next update.
 public struct ViewerPicture: Sendable {
     /// The remote pointer as last reported.
     public struct Pointer: Sendable, Equatable {
@@ -19,31 +22,31 @@ public struct ViewerPicture: Sendable {
     }
 
     private var scaler: FrameScaler?
-    private var frame: PixelBuffer?
+    private var hasFrame = false
     private var pointer: Pointer?
     private var pointerRect: PixelRect?
 
     public init() {}
 
     /// The picture, once a frame has arrived.
-    public var image: PixelBuffer? { frame == nil ? nil : scaler?.output }
+    public var image: PixelBuffer? { hasFrame ? scaler?.output : nil }
 
     /// Brings the picture up to date.
     ///
     /// - Parameters:
-    ///   - newFrame: a newer remote frame, if one arrived; `changedRemote` says where it differs
-    ///     from the previous one.
+    ///   - frame: the newest remote frame, nil before the first; `changedRemote` says where it
+    ///     differs from the one of the previous update.
     ///   - pointer: the remote pointer, nil when hidden or unknown.
     ///   - viewport: must describe the frame's size.
     ///   - full: redraw everything (the terminal was cleared).
     /// - Returns: the local rectangles that changed, nil when everything did; empty when nothing did
     ///   or there is no frame yet.
-    public mutating func update(newFrame: PixelBuffer?, changedRemote: [PixelRect], pointer newPointer: Pointer?, viewport: Viewport,
+    public mutating func update(frame: PixelBuffer?, changedRemote: [PixelRect], pointer newPointer: Pointer?, viewport: Viewport,
                                 full: Bool) -> [PixelRect]? {
-        if let newFrame { frame = newFrame }
         guard let frame, frame.width == viewport.remoteWidth, frame.height == viewport.remoteHeight else { return [] }
-        let rebuild = scaler?.viewport != viewport
-        if rebuild { scaler = FrameScaler(viewport: viewport) }
+        let rebuild = !hasFrame || scaler?.viewport != viewport
+        hasFrame = true
+        if rebuild, scaler?.viewport != viewport { scaler = FrameScaler(viewport: viewport) }
         guard var scaler else { return [] }
         defer { self.scaler = scaler }
 
@@ -53,7 +56,7 @@ public struct ViewerPicture: Sendable {
             pointerRect = drawPointer(into: &scaler)
             return nil
         }
-        var changed = newFrame == nil ? [] : changedRemote.compactMap { scaler.localRect(covering: $0) }
+        var changed = changedRemote.compactMap { scaler.localRect(covering: $0) }
         guard !changed.isEmpty || newPointer != pointer else { return [] }
         // The old pointer is always painted over first, so the new one is never blended twice.
         if let old = pointerRect { changed.append(old) }

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ZRCCommandSupport
+import ZRCControllerKit
+import ZRCHostKit
+import ZRCHostX11
+import ZRCNetworking
+import ZRCProtocol
+import ZRCSodium
+import ZRCStorage
+
+/// Input-to-frame latency: the controller clicks, the probe flips colour, and the time until the
+/// controller has decoded a frame showing the flip is measured, with where it went.
+struct LatencyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "latency",
+        abstract: "Measure click-to-decoded-frame latency through the real host and controller; print percentiles and a breakdown.",
+        discussion: """
+            Starts Xvfb at --size (unless --display is given), a probe client (in a child process) \
+            whose centre square flips colour on every click, an in-process zrc host sharing the display \
+            (XTest, XDamage, MIT-SHM, libjpeg-turbo, Noise over loopback TCP) and an in-process \
+            controller. Each trial sends a click and waits for a decoded frame showing the other colour. \
+            Host and controller read the same monotonic clock, so every stage is timed on one clock. \
+            Then the terminal renderers draw that frame's change into a --columns x --rows terminal.
+            """)
+
+    @Option(help: "X display to use instead of starting Xvfb (its content will be painted over).")
+    var display: String?
+
+    @Option(help: "Screen size of the Xvfb started for the benchmark (WIDTHxHEIGHT).")
+    var size = "1920x1080"
+
+    @Option(help: "Measured trials (after 10 unmeasured ones).")
+    var trials = 200
+
+    @Option(help: "Pause between trials in milliseconds (a person clicks a few times a second at most).")
+    var pause = 150
+
+    @Option(help: "Terminal size in cells for the renderer timings.")
+    var columns = 200
+    @Option(help: "Terminal size in cells for the renderer timings.")
+    var rows = 60
+
+    func validate() throws {
+        guard (1...10_000).contains(trials) else { throw ValidationError("--trials must be between 1 and 10000") }
+        guard (0...10_000).contains(pause) else { throw ValidationError("--pause must be between 0 and 10000 ms") }
+        guard BenchSize.parse(size) != nil else { throw ValidationError("--size must look like 1920x1080 (each side 64–8192)") }
+        guard (2...1000).contains(columns), (2...1000).contains(rows) else { throw ValidationError("--columns and --rows must be 2…1000") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "zrc-bench")
+        logger.logLevel = .warning
+        let signals = BenchChild.killChildrenOnSignal()
+        defer { _ = signals }
+        let (width, height) = BenchSize.parse(size)!
+        let (displayName, xvfb) = try BenchDisplay.open(given: display, width: width, height: height)
+        defer { xvfb?.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let probe = try BenchChild("the probe client", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", displayName])
+        defer { probe.stop() }
+        try probe.waitForLine("ready", timeout: .seconds(20))
+
+        let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
+        let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
+        let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
+        try await host.start()
+        do {
+            let session = try await connect(to: host, directory: directory, logger: logger)
+            let screen = await source.size
+            print("zrc-bench latency: display \(displayName) \(screen.width)x\(screen.height), capture via \(await source.captureMethod), "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(trials) clicks \(pause) ms apart over loopback")
+            let results = try await LatencyTrials(session: session, width: screen.width, height: screen.height, pause: pause)
+                .run(trials: trials, warmUp: 10)
+            results.print()
+            try RendererTimings(frames: results.frames, columns: columns, rows: rows).print()
+            await session.close()
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+
+    private func connect(to host: BenchHost, directory: URL, logger: Logger) async throws -> ControllerSession {
+        let crypto = try SodiumCrypto()
+        let store = KnownHostsStore(file: directory.appendingPathComponent("known-hosts.json"))
+        let controller = ZRCController(identity: crypto.generateKeyPair(), crypto: crypto, knownHosts: store, controllerName: "bench",
+                                       configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()),
+                                       logger: logger)
+        _ = try await controller.pair(inviteText: try await host.invite(), name: "bench")
+        return try await controller.connect(to: "bench")
+    }
+}
+
+enum BenchSize {
+    static func parse(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, (64...8192).contains(parts[0]), (64...8192).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
+    }
+}
