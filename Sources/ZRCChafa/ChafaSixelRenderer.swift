@@ -1,10 +1,11 @@
 public import ZRCFrames
 public import ZRCViewer
 
-/// The sixel renderer: libchafa encodes the picture as DEC sixel graphics (palette chosen per
-/// frame), drawn at the drawing area's top-left cell in real terminal pixels.
+/// The sixel renderer: libchafa encodes the picture as DEC sixel graphics, drawn in real terminal
+/// pixels. After the first frame only the bands of rows that changed are encoded and drawn again,
+/// each starting on a cell boundary that is also a sixel (6-pixel) boundary.
 public struct ChafaSixelRenderer: TerminalRenderer {
-    private var canvas: TerminalImageRenderer?
+    private var bands = ChafaBands(mode: .sixel)
 
     public init() {}
 
@@ -13,15 +14,14 @@ public struct ChafaSixelRenderer: TerminalRenderer {
     public func pixelsPerCell(cellWidth: Int, cellHeight: Int) -> (width: Int, height: Int) { (cellWidth, cellHeight) }
 
     public mutating func draw(_ image: PixelBuffer, changed: [PixelRect]?, in area: TerminalArea) throws -> [UInt8] {
-        if canvas?.columns != area.columns || canvas?.rows != area.rows || canvas?.cellWidth != area.cellWidth
-            || canvas?.cellHeight != area.cellHeight {
-            canvas = try TerminalImageRenderer(columns: area.columns, rows: area.rows, mode: .sixel, cellWidth: area.cellWidth,
-                                               cellHeight: area.cellHeight)
+        let granule = CellBands.granule(cellHeight: area.cellHeight, band: 6)
+        var output: [UInt8] = []
+        for band in CellBands.rows(covering: changed, in: area, granule: granule) {
+            let sixel = try bands.render(image, band: band, in: area)
+            output += "\u{1B}[\(area.row + band.lowerBound + 1);\(area.column + 1)H".utf8
+            output += sixel.utf8
         }
-        guard let canvas else { return [] }
-        let sixel = try canvas.render(pixels: image.bytes, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
-                                      format: .bgrx)
-        return Array("\u{1B}[\(area.row + 1);\(area.column + 1)H".utf8) + Array(sixel.utf8)
+        return output
     }
 
     public func clear() -> [UInt8] { [] }

@@ -2,14 +2,16 @@ public import ZRCFrames
 public import ZRCViewer
 
 /// The Unicode-symbols renderer: libchafa picks, for each cell, block characters and two 24-bit
-/// colours that best match the pixels; only the rows that changed are written.
+/// colours that best match the pixels. Only the bands of rows that changed are rendered again,
+/// and of those only the lines whose text differs are written.
 public struct ChafaSymbolsRenderer: TerminalRenderer {
     public let symbols: TerminalSymbols
-    private var canvas: TerminalImageRenderer?
+    private var bands: ChafaBands
     private var diff = TextFrameDiff()
 
     public init(symbols: TerminalSymbols = .halfBlocks) {
         self.symbols = symbols
+        bands = ChafaBands(mode: .symbols(symbols))
     }
 
     public var name: String { "symbols" }
@@ -21,15 +23,13 @@ public struct ChafaSymbolsRenderer: TerminalRenderer {
     }
 
     public mutating func draw(_ image: PixelBuffer, changed: [PixelRect]?, in area: TerminalArea) throws -> [UInt8] {
-        if canvas?.columns != area.columns || canvas?.rows != area.rows {
-            canvas = try TerminalImageRenderer(columns: area.columns, rows: area.rows, mode: .symbols(symbols))
-            diff.invalidate()
-        }
         if changed == nil { diff.invalidate() }
-        guard let canvas else { return [] }
-        let text = try canvas.render(pixels: image.bytes, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow,
-                                     format: .bgrx)
-        return diff.update(lines: text, in: area)
+        var output: [UInt8] = []
+        for band in CellBands.rows(covering: changed, in: area) {
+            let text = try bands.render(image, band: band, in: area)
+            output += diff.update(lines: text, firstRow: band.lowerBound, in: area)
+        }
+        return output
     }
 
     public func clear() -> [UInt8] { [] }

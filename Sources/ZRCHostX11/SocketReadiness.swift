@@ -7,9 +7,13 @@ import Synchronization
 enum SocketReadiness {
     private static let queue = DispatchQueue(label: "zrc.x11.socket-readiness")
 
-    static func wait(fileDescriptor: Int32, timeout: Duration) async {
+    /// Returns early when `wakeUp` fires: another task on the same connection read the awaited
+    /// data into libxcb's queue, so the socket itself will not become readable for it.
+    static func wait(fileDescriptor: Int32, timeout: Duration, wakeUp: WakeUp? = nil) async {
         guard timeout > .zero, !Task.isCancelled else { return }
         let waiter = Waiter()
+        wakeUp?.register(waiter)
+        defer { wakeUp?.register(nil) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let source = DispatchSource.makeReadSource(fileDescriptor: fileDescriptor, queue: queue)
@@ -24,9 +28,18 @@ enum SocketReadiness {
         }
     }
 
-    /// Resumes the continuation exactly once, whichever of readiness, timeout or cancellation
-    /// comes first, and cancels the read source. Sendable through its mutex.
-    private final class Waiter: Sendable {
+    /// Ends the current wait, if any, from another task.
+    final class WakeUp: Sendable {
+        private let waiter = Mutex<Waiter?>(nil)
+
+        fileprivate func register(_ waiter: Waiter?) { self.waiter.withLock { $0 = waiter } }
+
+        func fire() { waiter.withLock { $0 }?.finish() }
+    }
+
+    /// Resumes the continuation exactly once, whichever of readiness, timeout, a wake-up or
+    /// cancellation comes first, and cancels the read source. Sendable through its mutex.
+    fileprivate final class Waiter: Sendable {
         private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, source: ReadSource?, done: Bool)>(
             (nil, nil, false))
 

@@ -27,6 +27,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     private var unread: [PixelRect]?
     private var shape: CursorShape?
     private var lastLayoutCheck = ContinuousClock.now
+    /// Wakes `waitForChange` when another call on the connection took the damage event it sleeps for.
+    private let wakeUp = SocketReadiness.WakeUp()
 
     /// Everything tied to one connection, rebuilt together after a screen-size change.
     private struct Parts {
@@ -126,10 +128,12 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             if damage.hasDamage(for: viewer) { return true }
             guard clock.now < deadline else { break }
             // Sleep until the X socket has data (a damage event) instead of polling. Other calls
-            // on this connection made meanwhile (the cursor, another viewer) may read an event
-            // into libxcb's queue without the socket staying readable, so look again at least
-            // every 50 ms.
-            await SocketReadiness.wait(fileDescriptor: x11.damage.fileDescriptor, timeout: min(.milliseconds(50), deadline - clock.now))
+            // on this connection made meanwhile (input, the cursor, another viewer) may read an
+            // event into libxcb's queue without the socket staying readable: they look for
+            // damage afterwards and wake this wait (`noticeQueuedDamage`); the 50 ms bound is a
+            // last resort.
+            await SocketReadiness.wait(fileDescriptor: x11.damage.fileDescriptor, timeout: min(.milliseconds(50), deadline - clock.now),
+                                       wakeUp: wakeUp)
         }
         return damage.hasDamage(for: viewer)
     }
@@ -152,8 +156,16 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         shape = nil
     }
 
+    /// After a call that may have read events into libxcb's queue (one with a reply): takes any
+    /// damage among them and wakes a waiting `waitForChange`.
+    private func noticeQueuedDamage() {
+        if (try? collectDamage()) == true { wakeUp.fire() }
+    }
+
     /// Damage in root coordinates, clipped to the shared area and moved into its coordinates.
-    private func collectDamage() throws {
+    /// Whether there was any.
+    @discardableResult
+    private func collectDamage() throws -> Bool {
         let area = PixelRect(x: x11.area.x, y: x11.area.y, width: x11.area.width, height: x11.area.height)
         var fresh: [PixelRect] = []
         for rect in try x11.damage.pendingDamage() {
@@ -161,17 +173,19 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             guard !clipped.isEmpty else { continue }
             fresh.append(PixelRect(x: clipped.x - area.x, y: clipped.y - area.y, width: clipped.width, height: clipped.height))
         }
-        guard !fresh.isEmpty else { return }
+        guard !fresh.isEmpty else { return false }
         damage.record(fresh)
         if unread != nil {
             unread!.append(contentsOf: fresh)
             // Bounded: beyond a few hundred rectangles, read everything once.
             if unread!.count > 512 { unread = nil }
         }
+        return true
     }
 
     public func cursor() async throws -> CursorState? {
         guard let monitor = x11.cursor else { return nil }
+        defer { noticeQueuedDamage() }
         if let image = try monitor.changedImage() ?? (shape == nil ? monitor.currentImage() : nil),
            image.width <= WireLimits.maxCursorSide, image.height <= WireLimits.maxCursorSide {
             shape = CursorShape(shapeID: image.serial, width: UInt16(image.width), height: UInt16(image.height),
@@ -183,6 +197,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     }
 
     public func inject(_ event: InputEvent) async throws {
+        defer { noticeQueuedDamage() }
         // The controller speaks in shared-area coordinates; XTest in root coordinates.
         let (dx, dy) = (x11.area.x, x11.area.y)
         switch event {

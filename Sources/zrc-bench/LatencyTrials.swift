@@ -47,6 +47,12 @@ struct LatencyTrials {
                 ("received → decoded (JPEG decode, compose)", samples { $0.decoded &- $0.received }),
             ]
             for (name, stage) in stages { Swift.print("  \(stage.columns)   \(name)") }
+            let slowest = trials.sorted { $0.decoded &- $0.clicked > $1.decoded &- $1.clicked }.prefix(3)
+            Swift.print("slowest trials (click→captured / →encoded / →sent / →received / →decoded, ms):")
+            for trial in slowest {
+                let marks = [trial.captured, trial.encoded, trial.sent, trial.received, trial.decoded]
+                Swift.print("  " + marks.map { String(format: "%8.3f", Double($0 &- trial.clicked) / 1000) }.joined(separator: " "))
+            }
         }
     }
 

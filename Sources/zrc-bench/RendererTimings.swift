@@ -20,7 +20,8 @@ struct RendererTimings {
         let sink = FileHandle(forWritingAtPath: "/dev/null")
         Swift.print("")
         Swift.print("renderers, \(columns)x\(rows) cells of \(Self.cell.width)x\(Self.cell.height) px, output to /dev/null:")
-        Swift.print("  renderer        click change: median / p95 ms      full-screen motion: median / p95 ms, frames/s, bytes/frame")
+        Swift.print("  renderer        click change (ms)       full-screen motion (ms)    frames/s   bytes/frame")
+        Swift.print("                  median       p95         median       p95")
         let motion = MotionFrames(width: first.width, height: first.height)
         for kind in Self.kinds {
             var clickTimes = Samples()
@@ -57,8 +58,8 @@ struct RendererTimings {
                 count += 1
             }
             let perSecond = 1000 / max(0.001, motionTimes.percentile(0.5))
-            Swift.print(String(format: "  %-14@ %@          %@  %6.1f  %9d", kind.name, clickTimes.columns, motionTimes.columns, perSecond,
-                               bytesTotal / max(1, count)))
+            let name = kind.name.padding(toLength: 14, withPad: " ", startingAt: 0)
+            Swift.print("  \(name)\(clickTimes.columns)   \(motionTimes.columns)" + String(format: "   %8.1f   %11d", perSecond, bytesTotal / max(1, count)))
         }
     }
 
