@@ -2,8 +2,9 @@
 # The benchmarks, from a fresh clone on a fresh Debian machine: installs the system packages
 # (Xvfb included), builds zrc-bench in release mode, and runs it. With no arguments it runs the
 # real pipeline (`zrc-bench pipeline`: its own 1920x1080 Xvfb, a test client, a controller
-# process) and then the single-stage floors (`zrc-bench floors`); arguments go to zrc-bench
-# instead, e.g. `Tools/bench.sh pipeline --seconds 10 --workloads motion`.
+# process), the single-stage floors (`zrc-bench floors`), and click-to-frame latency with the
+# terminal renderers (`zrc-bench latency`); arguments go to zrc-bench instead, e.g.
+# `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,5 @@ if [[ $# -gt 0 ]]; then exec "$bench" "$@"; fi
 "$bench" pipeline
 echo
 "$bench" floors
+echo
+"$bench" latency
