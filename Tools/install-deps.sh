@@ -18,9 +18,10 @@ RUN_PACKAGES=(
   xvfb xauth x11-utils x11-xserver-utils x11-apps xterm xdotool
   dbus dbus-x11 gnome-keyring libsecret-tools
 )
-# Test: real terminals for the viewer tests (xterm above, tmux), and the schema checker.
+# Test: real terminals for the viewer tests (xterm above, tmux, kitty with Mesa's software OpenGL,
+# since Xvfb has no GPU), and the schema checker.
 TEST_PACKAGES=(
-  tmux python3 python3-jsonschema
+  tmux kitty libgl1-mesa-dri python3 python3-jsonschema
 )
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")

@@ -18,7 +18,7 @@ import Testing
                 }
             }
         }
-        return boxes.problem
+        return boxes.problem()
     }
 
     static func statusLine(_ tmux: Tmux) -> String {

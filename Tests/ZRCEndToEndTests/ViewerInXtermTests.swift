@@ -5,18 +5,6 @@ import ZRCXTestSupport
 /// `zrc-ctl view` in xterm with sixel graphics, on an X display of its own: what a person would
 /// see on that screen, and a real mouse click on the xterm window arriving on the host.
 @Suite struct ViewerInXtermTests {
-    /// Where the pattern's colours are on the viewer's screen (sampled every 2 pixels).
-    static func pattern(on display: String) -> TestPattern.Boxes? {
-        guard let shot = try? XScreenshot(display: display) else { return nil }
-        var boxes = TestPattern.Boxes()
-        for y in stride(from: 0, to: shot.height, by: 2) {
-            for x in stride(from: 0, to: shot.width, by: 2) {
-                if let colour = TestPattern.quadrant(of: shot.pixel(x: x, y: y), tolerance: 40) { boxes.add(colour, x: x, y: y) }
-            }
-        }
-        return boxes.problem == nil ? boxes : nil
-    }
-
     @Test func sixelShowsThePatternAndAClickLandsOnTheMappedRemotePixel() async throws {
         let rig = try await ViewerRig()
         let viewer = try PrivateXServer(["-screen", "0", "1024x768x24"])
@@ -29,7 +17,7 @@ import ZRCXTestSupport
                         "-geometry", "110x40+0+0", "-e", "sh", "-c", rig.viewCommand([], files: files)],
             environment: environment)
 
-        let seen = await Wait.until(.seconds(30)) { Self.pattern(on: viewer.display) }
+        let seen = await Wait.until(.seconds(30)) { TestPattern.shown(on: viewer.display) }
         if seen == nil { try? XScreenshot(display: viewer.display).writePPM(to: "/tmp/zrc-xterm-failure.ppm") }
         let boxes = try #require(seen, "the pattern appears on the viewer's screen (screenshot: /tmp/zrc-xterm-failure.ppm): \(files.read(files.log)) \(xterm.stderr)")
         #expect(files.read(files.log).contains("renderer sixel"), "xterm (vt340) gets sixel automatically: \(files.read(files.log))")
