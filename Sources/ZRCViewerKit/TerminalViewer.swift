@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 public import Logging
 import ZRCControllerKit
@@ -175,7 +176,7 @@ public actor TerminalViewer {
 
     /// Chooses the renderer, switches the terminal's modes on and lays out the screen.
     private func start(sharedMemory: SharedMemoryImages?) async throws {
-        let kind = configuration.renderer ?? RendererKind.automatic(for: capabilities)
+        let kind = configuration.renderer ?? RendererKind.automatic(for: capabilities, environment: ProcessInfo.processInfo.environment)
         let writer: (any KittySharedMemoryWriter)? = kind == .kitty && capabilities.kittySharedMemory ? sharedMemory : nil
         let renderer = try makeRenderer(kind, writer, capabilities)
         let name = renderer.name
@@ -195,10 +196,12 @@ public actor TerminalViewer {
     func relayout() throws {
         guard let device, let renderer else { return }
         let size = try device.size()
-        // The cell size the terminal reported at start stays right unless the window reports pixels
-        // now (a font change shows there).
-        let reported = size.pixelWidth > 0 && size.pixelHeight > 0 ? nil : capabilities.cellPixels
-        layout = ViewerLayout(columns: size.columns, rows: size.rows, reportedCell: reported ?? capabilities.cellPixels,
+        // The cell size: the terminal's own answer (16t), else the window's pixels from the
+        // kernel, else the text area's pixels it answered (14t) at start, else a common guess.
+        if capabilities.cellPixels == nil, size.pixelWidth == 0, let text = capabilities.textAreaPixels, size.columns > 0, size.rows > 0 {
+            capabilities.cellPixels = (text.width / size.columns, text.height / size.rows)
+        }
+        layout = ViewerLayout(columns: size.columns, rows: size.rows, reportedCell: capabilities.cellPixels,
                               windowPixels: (size.pixelWidth, size.pixelHeight))
         area = layout.area(pixelsPerCell: renderer.pixelsPerCell(cellWidth: layout.cellWidth, cellHeight: layout.cellHeight))
         mapper.viewport.resizeArea(width: area.pixelWidth, height: area.pixelHeight)

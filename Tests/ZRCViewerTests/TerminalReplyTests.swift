@@ -115,3 +115,27 @@ import ZRCViewer
         #expect(!TerminalProbe.queries(sharedMemoryName: nil).contains("t=s"))
     }
 }
+
+@Suite struct RendererChoiceTests {
+    static func answered(_ configure: (inout TerminalCapabilities) -> Void = { _ in }) -> TerminalCapabilities {
+        var capabilities = TerminalCapabilities()
+        capabilities.answered = true
+        configure(&capabilities)
+        return capabilities
+    }
+
+    @Test(arguments: [
+        (["TERM": "xterm-kitty"], RendererKind.kitty), (["KITTY_WINDOW_ID": "1"], .kitty), (["TERM_PROGRAM": "WezTerm"], .kitty),
+        (["TERM": "foot"], .sixel), (["TERM": "mlterm"], .sixel), (["TERM": "xterm-256color"], .symbols), ([:], .symbols),
+    ])
+    func aSilentTerminalIsJudgedByItsEnvironment(_ environment: [String: String], _ expected: RendererKind) {
+        #expect(RendererKind.automatic(for: TerminalCapabilities(), environment: environment) == expected)
+    }
+
+    @Test func answersOutweighTheEnvironment() {
+        // tmux inside kitty: tmux answers (no graphics), so symbols, whatever TERM says.
+        #expect(RendererKind.automatic(for: Self.answered(), environment: ["TERM": "xterm-kitty"]) == .symbols)
+        #expect(RendererKind.automatic(for: Self.answered { $0.sixel = true }) == .sixel)
+        #expect(RendererKind.automatic(for: Self.answered { $0.sixel = true; $0.kittyGraphics = true }) == .kitty)
+    }
+}

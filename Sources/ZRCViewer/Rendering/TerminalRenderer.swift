@@ -52,10 +52,17 @@ public enum RendererKind: String, Sendable, CaseIterable, CustomStringConvertibl
     public var description: String { rawValue }
 
     /// The best renderer the terminal showed it supports: kitty graphics, then sixel, then
-    /// Unicode symbols (which every terminal with 24-bit colour shows).
-    public static func automatic(for capabilities: TerminalCapabilities) -> RendererKind {
+    /// Unicode symbols (which every terminal with 24-bit colour shows). A terminal that did not
+    /// answer the queries at all (too slow, or a link that drops them) is judged by the
+    /// environment it set: kitty's `TERM` or window id, WezTerm's or Ghostty's `TERM_PROGRAM`
+    /// mean kitty graphics; foot and mlterm mean sixel.
+    public static func automatic(for capabilities: TerminalCapabilities, environment: [String: String] = [:]) -> RendererKind {
         if capabilities.kittyGraphics { return .kitty }
         if capabilities.sixel { return .sixel }
+        guard !capabilities.answered else { return .symbols }
+        let term = environment["TERM"] ?? "", program = environment["TERM_PROGRAM"] ?? ""
+        if term == "xterm-kitty" || environment["KITTY_WINDOW_ID"] != nil || ["WezTerm", "ghostty"].contains(program) { return .kitty }
+        if term.hasPrefix("foot") || term.hasPrefix("mlterm") { return .sixel }
         return .symbols
     }
 }

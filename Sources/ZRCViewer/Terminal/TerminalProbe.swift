@@ -42,6 +42,7 @@ public struct TerminalProbe: Sendable {
         switch reply {
         case .deviceAttributes(let attributes):
             capabilities.sixel = attributes.contains(4)
+            capabilities.answered = true
             isComplete = true
         case .cellPixels(let width, let height):
             if width > 0, height > 0 { capabilities.cellPixels = (width, height) }
@@ -65,6 +66,8 @@ public struct TerminalProbe: Sendable {
 
 /// What the terminal showed it can do (all false until it says so).
 public struct TerminalCapabilities: Sendable {
+    /// The terminal answered the queries (its device attributes arrived).
+    public var answered = false
     public var kittyGraphics = false
     /// The terminal read a shared-memory image of ours: it runs on this machine.
     public var kittySharedMemory = false
