@@ -25,11 +25,7 @@ struct LatencyCommand: AsyncParsableCommand {
             Then the terminal renderers draw that frame's change into a --columns x --rows terminal.
             """)
 
-    @Option(help: "X display to use instead of starting Xvfb (its content will be painted over).")
-    var display: String?
-
-    @Option(help: "Screen size of the Xvfb started for the benchmark (WIDTHxHEIGHT).")
-    var size = "1920x1080"
+    @OptionGroup var screen: BenchScreenOptions
 
     @Option(help: "Measured trials (after 10 unmeasured ones).")
     var trials = 200
@@ -45,7 +41,6 @@ struct LatencyCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...10_000).contains(trials) else { throw ValidationError("--trials must be between 1 and 10000") }
         guard (0...10_000).contains(pause) else { throw ValidationError("--pause must be between 0 and 10000 ms") }
-        guard BenchSize.parse(size) != nil else { throw ValidationError("--size must look like 1920x1080 (each side 64–8192)") }
         guard (2...1000).contains(columns), (2...1000).contains(rows) else { throw ValidationError("--columns and --rows must be 2…1000") }
     }
 
@@ -54,8 +49,7 @@ struct LatencyCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let signals = BenchChild.killChildrenOnSignal()
         defer { _ = signals }
-        let (width, height) = BenchSize.parse(size)!
-        let (displayName, xvfb) = try BenchDisplay.open(given: display, width: width, height: height)
+        let (displayName, xvfb) = try screen.open()
         defer { xvfb?.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -71,10 +65,10 @@ struct LatencyCommand: AsyncParsableCommand {
         try await host.start()
         do {
             let session = try await connect(to: host, directory: directory, logger: logger)
-            let screen = await source.size
-            print("zrc-bench latency: display \(displayName) \(screen.width)x\(screen.height), capture via \(await source.captureMethod), "
+            let shared = await source.size
+            print("zrc-bench latency: display \(displayName) \(shared.width)x\(shared.height), capture via \(await source.captureMethod), "
                 + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(trials) clicks \(pause) ms apart over loopback")
-            let results = try await LatencyTrials(session: session, width: screen.width, height: screen.height, pause: pause)
+            let results = try await LatencyTrials(session: session, width: shared.width, height: shared.height, pause: pause)
                 .run(trials: trials, warmUp: 10)
             results.print()
             try RendererTimings(frames: results.frames, columns: columns, rows: rows).print()
@@ -94,13 +88,5 @@ struct LatencyCommand: AsyncParsableCommand {
                                        logger: logger)
         _ = try await controller.pair(inviteText: try await host.invite(), name: "bench")
         return try await controller.connect(to: "bench")
-    }
-}
-
-enum BenchSize {
-    static func parse(_ text: String) -> (width: Int, height: Int)? {
-        let parts = text.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (64...8192).contains(parts[0]), (64...8192).contains(parts[1]) else { return nil }
-        return (parts[0], parts[1])
     }
 }

@@ -25,11 +25,7 @@ struct PipelineCommand: AsyncParsableCommand {
             process's CPU time is read from getrusage.
             """)
 
-    @Option(help: "X display to use instead of starting Xvfb (its content will be painted over).")
-    var display: String?
-
-    @Option(help: "Screen size of the Xvfb started for the benchmark (WIDTHxHEIGHT).")
-    var size = "1920x1080"
+    @OptionGroup var screen: BenchScreenOptions
 
     @Option(help: "Seconds measured per workload (after the warm-up).")
     var seconds = 5
@@ -43,13 +39,6 @@ struct PipelineCommand: AsyncParsableCommand {
     func validate() throws {
         guard seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be between 1 and 600") }
         guard warmUp >= 0, warmUp <= 60 else { throw ValidationError("--warm-up must be between 0 and 60") }
-        guard parsedSize != nil else { throw ValidationError("--size must look like 1920x1080 (each side 64–8192)") }
-    }
-
-    private var parsedSize: (width: Int, height: Int)? {
-        let parts = size.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (64...8192).contains(parts[0]), (64...8192).contains(parts[1]) else { return nil }
-        return (parts[0], parts[1])
     }
 
     func run() async throws {
@@ -57,8 +46,7 @@ struct PipelineCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let signals = BenchChild.killChildrenOnSignal()
         defer { _ = signals }
-        let (width, height) = parsedSize!
-        let (displayName, xvfb) = try BenchDisplay.open(given: display, width: width, height: height)
+        let (displayName, xvfb) = try screen.open()
         defer { xvfb?.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
