@@ -34,7 +34,10 @@ public enum ReconnectDecision: Sendable, Equatable {
             .stop("the host speaks another protocol version: \(text)")
         case .remote(.shuttingDown, _): .retry(reason: "the host shut down")
         case .remote: .retry(reason: "the host closed the session")
-        case .local(let reason, let text): .stop("closed here (\(reason): \(text))")
+        case .local(.normal, let text): .stop("closed here (\(text))")
+        // This side gave up on the connection (the host stopped reading, a frame did not decode):
+        // a fresh session starts clean.
+        case .local(_, let text): .retry(reason: text)
         case .peerTimedOut: .retry(reason: "the host stopped answering")
         case .connectionLost: .retry(reason: "connection lost")
         case .failed: .retry(reason: "protocol failure")

@@ -97,7 +97,7 @@ public actor TerminalViewer {
         ]
         var iterator = events.makeAsyncIterator()
 
-        var backlog = await probe(sharedMemory: sharedMemory, iterator: &iterator)
+        let backlog = await probe(sharedMemory: sharedMemory, iterator: &iterator)
         if exit == nil {
             do {
                 try await start(sharedMemory: sharedMemory)
@@ -115,7 +115,6 @@ public actor TerminalViewer {
                 }
             })
             await handleTerminalEvents(backlog)
-            backlog = []
         }
         while exit == nil, let event = await iterator.next(isolation: self) {
             await handle(event)

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Logging
 
 /// The screen a benchmark measures: a given display, or an Xvfb of its own at a size.
 struct BenchScreenOptions: ParsableArguments {
@@ -22,5 +24,22 @@ struct BenchScreenOptions: ParsableArguments {
     func open() throws -> (name: String, server: BenchChild?) {
         guard let (width, height) = parsedSize else { throw ValidationError("--size must look like 1920x1080") }
         return try BenchDisplay.open(given: display, width: width, height: height)
+    }
+}
+
+extension BenchScreenOptions {
+    /// Runs `body` with the display to measure, a scratch directory and a quiet logger, and stops
+    /// what it started (children are killed on SIGINT/SIGTERM too).
+    func run(_ body: (_ display: String, _ directory: URL, _ logger: Logger) async throws -> Void) async throws {
+        var logger = Logger(label: "zrc-bench")
+        logger.logLevel = .warning
+        let signals = BenchChild.killChildrenOnSignal()
+        defer { _ = signals }
+        let (displayName, xvfb) = try open()
+        defer { xvfb?.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(displayName, directory, logger)
     }
 }

@@ -45,39 +45,31 @@ struct LatencyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "zrc-bench")
-        logger.logLevel = .warning
-        let signals = BenchChild.killChildrenOnSignal()
-        defer { _ = signals }
-        let (displayName, xvfb) = try screen.open()
-        defer { xvfb?.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        try await screen.run { displayName, directory, logger in
+            let probe = try BenchChild("the probe client", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", displayName])
+            defer { probe.stop() }
+            try probe.waitForLine("ready", timeout: .seconds(20))
 
-        let probe = try BenchChild("the probe client", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", displayName])
-        defer { probe.stop() }
-        try probe.waitForLine("ready", timeout: .seconds(20))
-
-        let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
-        let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
-        let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
-        try await host.start()
-        do {
-            let session = try await connect(to: host, directory: directory, logger: logger)
-            let shared = await source.size
-            print("zrc-bench latency: display \(displayName) \(shared.width)x\(shared.height), capture via \(await source.captureMethod), "
-                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(trials) clicks \(pause) ms apart over loopback")
-            let results = try await LatencyTrials(session: session, width: shared.width, height: shared.height, pause: pause)
-                .run(trials: trials, warmUp: 10)
-            results.print()
-            try RendererTimings(frames: results.frames, columns: columns, rows: rows).print()
-            await session.close()
-        } catch {
+            let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
+            let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
+            let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
+            try await host.start()
+            do {
+                let session = try await connect(to: host, directory: directory, logger: logger)
+                let shared = await source.size
+                print("zrc-bench latency: display \(displayName) \(shared.width)x\(shared.height), capture via \(await source.captureMethod), "
+                    + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(trials) clicks \(pause) ms apart over loopback")
+                let results = try await LatencyTrials(session: session, width: shared.width, height: shared.height, pause: pause)
+                    .run(trials: trials, warmUp: 10)
+                results.print()
+                try RendererTimings(frames: results.frames, columns: columns, rows: rows).print()
+                await session.close()
+            } catch {
+                await host.stop()
+                throw error
+            }
             await host.stop()
-            throw error
         }
-        await host.stop()
     }
 
     private func connect(to host: BenchHost, directory: URL, logger: Logger) async throws -> ControllerSession {

@@ -42,31 +42,23 @@ struct PipelineCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "zrc-bench")
-        logger.logLevel = .warning
-        let signals = BenchChild.killChildrenOnSignal()
-        defer { _ = signals }
-        let (displayName, xvfb) = try screen.open()
-        defer { xvfb?.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-
-        let log = MeasurementLog()
-        let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
-        _ = try TurboJPEGCodec()
-        let sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try TurboJPEGCodec() },
-                                    onUpdate: { log.add($0) })
-        let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
-        try await host.start()
-        do {
-            try await measure(host: host, source: source, log: log, displayName: displayName, directory: directory)
-        } catch {
+        try await screen.run { displayName, directory, logger in
+            let log = MeasurementLog()
+            let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
+            _ = try TurboJPEGCodec()
+            let sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try TurboJPEGCodec() },
+                                        onUpdate: { log.add($0) })
+            let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
+            try await host.start()
+            do {
+                try await measure(host: host, source: source, log: log, displayName: displayName, directory: directory)
+            } catch {
+                await host.stop()
+                throw error
+            }
+            // Before the display goes away, so the host does not report a lost X connection.
             await host.stop()
-            throw error
         }
-        // Before the display goes away, so the host does not report a lost X connection.
-        await host.stop()
     }
 
     private func measure(host: BenchHost, source: X11ScreenSource, log: MeasurementLog, displayName: String,

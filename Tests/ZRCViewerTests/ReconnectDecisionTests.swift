@@ -23,6 +23,7 @@ import ZRCViewerKit
         (.remote(reason: .normal, text: "ended by the host"), true), (.remote(reason: .internalError, text: "capture failed"), true),
         (.remote(reason: .revoked, text: "revoked"), false), (.remote(reason: .replaced, text: ""), false),
         (.remote(reason: .versionMismatch, text: ""), false), (.local(reason: .normal, text: "detached"), false),
+        (.local(reason: .timeout, text: "the peer stopped reading"), true), (.local(reason: .protocolError, text: "a frame did not decode"), true),
     ])
     func endedSessions(_ end: ConnectionEnd, retry: Bool) {
         #expect(Self.retries(ReconnectDecision.after(end)) == retry, "\(end)")
