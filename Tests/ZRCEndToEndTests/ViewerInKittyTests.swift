@@ -4,6 +4,7 @@ import ZRCXTestSupport
 
 /// `zrc-ctl view` in kitty (software OpenGL on an X display of its own): the kitty graphics
 /// protocol through shared memory, and a change on the host arriving as an in-place edit.
+extension ViewerInRealTerminals {
 @Suite struct ViewerInKittyTests {
     @Test func kittyShowsThePatternThroughSharedMemoryAndFollowsAChange() async throws {
         let rig = try await ViewerRig()
@@ -13,6 +14,8 @@ import ZRCXTestSupport
         environment["DISPLAY"] = viewer.display
         // Xvfb has no GPU: Mesa's software renderer gives kitty the OpenGL it needs.
         environment["LIBGL_ALWAYS_SOFTWARE"] = "1"
+        // One rendering thread: the software renderer would otherwise take every core.
+        environment["LP_NUM_THREADS"] = "1"
         let kitty = try ZRCProcess(
             executable: URL(fileURLWithPath: "/usr/bin/kitty"),
             arguments: ["--config", "NONE", "-o", "initial_window_width=900", "-o", "initial_window_height=700",
@@ -37,4 +40,5 @@ import ZRCXTestSupport
         await kitty.terminate()
         await rig.close()
     }
+}
 }

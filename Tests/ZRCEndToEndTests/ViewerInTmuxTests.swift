@@ -3,6 +3,7 @@ import Testing
 
 /// `zrc-ctl view` in a real terminal (tmux) with the symbols renderer: the picture, reconnecting,
 /// and the terminal handed back as it was on every way out.
+extension ViewerInRealTerminals {
 @Suite struct ViewerInTmuxTests {
     static let columns = 100, rows = 31
 
@@ -100,4 +101,5 @@ import Testing
         try await Self.expectRestored(tmux, files)
         await rig.close()
     }
+}
 }

@@ -4,6 +4,7 @@ import ZRCXTestSupport
 
 /// `zrc-ctl view` in xterm with sixel graphics, on an X display of its own: what a person would
 /// see on that screen, and a real mouse click on the xterm window arriving on the host.
+extension ViewerInRealTerminals {
 @Suite struct ViewerInXtermTests {
     @Test func sixelShowsThePatternAndAClickLandsOnTheMappedRemotePixel() async throws {
         let rig = try await ViewerRig()
@@ -52,4 +53,5 @@ import ZRCXTestSupport
         await xterm.terminate()
         await rig.close()
     }
+}
 }

@@ -21,7 +21,9 @@ final class HostHarness: Sendable {
     let clock = ClockOffset()
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
 
-    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(1),
+    /// `handshakeTimeout`: generous by default, like the keepalive timings below; the hostile-client
+    /// tests pass a short one to see stalled handshakes closed.
+    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(10),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly) throws {
         let crypto = try SodiumCrypto()
         self.crypto = crypto

@@ -26,7 +26,9 @@ enum RawClient {
     static func hostCloses(after bytes: [UInt8], at address: HostPort, within timeout: Duration) async throws -> Bool {
         let clock = ContinuousClock()
         let start = clock.now
-        _ = try await exchange(bytes, with: address, timeout: timeout + .seconds(5))
-        return clock.now - start < timeout + .seconds(4)
+        // The client's own patience is far longer than the host's, so a close within it is the
+        // host's doing, however loaded the machine is.
+        _ = try await exchange(bytes, with: address, timeout: timeout + .seconds(20))
+        return clock.now - start < timeout + .seconds(19)
     }
 }

@@ -1,10 +1,16 @@
 import Foundation
 
-/// Runs a short command with posix_spawn and waitpid, output through files. For tmux, whose client
-/// forks a server: Foundation's Process on Linux sometimes never notices that such a client
-/// exited (it stays a zombie and waitUntilExit never returns), and a pipe would stay open in the
-/// server.
+/// Runs a short command with posix_spawn and waitpid, output through files, and no other
+/// descriptor of this process inherited. For tmux, whose client forks a server: Foundation's
+/// Process on Linux sometimes never notices that such a client exited (it stays a zombie and
+/// waitUntilExit never returns), and a pipe would stay open in the server.
 enum Spawn {
+    /// glibc 2.34's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not
+    /// import (it sits behind a feature macro), looked up at run time.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
     static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let directory = FileManager.default.temporaryDirectory
         let outputFile = directory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
@@ -19,6 +25,13 @@ enum Spawn {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of this process may leak into the child: tmux's client forks a server that
+        // lives on, and an inherited socket of another test (a host's connection) would stay open
+        // in it after the test closed it.
+        guard let closeFrom = Self.addCloseFrom else {
+            throw SetupError("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or newer is needed)")
+        }
+        _ = closeFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
