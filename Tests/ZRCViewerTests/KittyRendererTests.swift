@@ -54,6 +54,7 @@ import ZRCViewer
         let first = try #require(commands.first)
         #expect(first.keys["a"] == "T" && first.keys["f"] == "24" && first.keys["s"] == "80" && first.keys["v"] == "80")
         #expect(first.keys["c"] == "8" && first.keys["r"] == "4" && first.keys["C"] == "1" && first.keys["q"] == "2")
+        #expect(first.keys["z"] == "-1", "under text, so the help box shows over it")
         let base64Length = 80 * 80 * 3 * 4 / 3
         #expect(commands.count == (base64Length + 4095) / 4096, "4096 base64 characters per chunk")
         #expect(commands.allSatisfy { $0.payload.count <= 4096 })

@@ -48,9 +48,9 @@ public struct KittyRenderer: TerminalRenderer {
         }
         if shown != nil { output += Self.command("a=d,d=I,i=\(Self.imageID),q=2") }
         // The image goes where the cursor is; c/r make the terminal fit it to the cells even if
-        // our idea of the cell size is off.
+        // our idea of the cell size is off; z=-1 puts it under text, so the help box shows.
         output += Array("\u{1B}[\(area.row + 1);\(area.column + 1)H".utf8)
-        try transmit("a=T,i=\(Self.imageID),p=1,q=2,C=1,c=\(area.columns),r=\(area.rows),f=24,s=\(image.width),v=\(image.height)",
+        try transmit("a=T,i=\(Self.imageID),p=1,q=2,C=1,z=-1,c=\(area.columns),r=\(area.rows),f=24,s=\(image.width),v=\(image.height)",
                      pixels: Self.rgb(image, image.bounds), into: &output)
         shown = area
         return output
