@@ -24,6 +24,7 @@ struct ChafaBands {
         if let cached = canvases[band.count] {
             canvas = cached
         } else {
+            // Evict any but the whole-area canvas, which every full redraw uses.
             if canvases.count >= Self.cachedCanvases, let any = canvases.keys.first(where: { $0 != area.rows }) {
                 canvases.removeValue(forKey: any)
             }

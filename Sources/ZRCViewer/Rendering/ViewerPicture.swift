@@ -21,15 +21,15 @@ public struct ViewerPicture: Sendable {
         }
     }
 
+    /// Made with the first frame, remade when the viewport changes.
     private var scaler: FrameScaler?
-    private var hasFrame = false
     private var pointer: Pointer?
     private var pointerRect: PixelRect?
 
     public init() {}
 
     /// The picture, once a frame has arrived.
-    public var image: PixelBuffer? { hasFrame ? scaler?.output : nil }
+    public var image: PixelBuffer? { scaler?.output }
 
     /// Brings the picture up to date.
     ///
@@ -44,9 +44,8 @@ public struct ViewerPicture: Sendable {
     public mutating func update(frame: PixelBuffer?, changedRemote: [PixelRect], pointer newPointer: Pointer?, viewport: Viewport,
                                 full: Bool) -> [PixelRect]? {
         guard let frame, frame.width == viewport.remoteWidth, frame.height == viewport.remoteHeight else { return [] }
-        let rebuild = !hasFrame || scaler?.viewport != viewport
-        hasFrame = true
-        if rebuild, scaler?.viewport != viewport { scaler = FrameScaler(viewport: viewport) }
+        let rebuild = scaler?.viewport != viewport
+        if rebuild { scaler = FrameScaler(viewport: viewport) }
         guard var scaler else { return [] }
         defer { self.scaler = scaler }
 
