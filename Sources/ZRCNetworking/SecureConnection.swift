@@ -13,8 +13,8 @@ public actor SecureConnection {
     private var channel: SecureChannel
     private let outbox: AsyncStream<[UInt8]>.Continuation
     private let nioChannel: any Channel
-    private(set) var lastReceivedMicros = WireClock.monotonicMicros()
-    private(set) var lastSentMicros = WireClock.monotonicMicros()
+    /// Keepalives, the dead-peer timeout and the close flush: the sans-IO machine this actor drives.
+    private var liveness: ConnectionLiveness
     /// Encrypted bytes handed to the socket so far, and messages sent of each kind that matters
     /// to a listing (frame updates).
     public private(set) var sentBytes = 0
@@ -22,7 +22,7 @@ public actor SecureConnection {
     /// Encrypted bytes received so far.
     public private(set) var receivedBytes = 0
     /// The newest keepalive round trip, measured with this side's monotonic clock.
-    public private(set) var roundTripMicros: UInt64?
+    public var roundTripMicros: UInt64? { liveness.roundTripMicros }
     private var closing = false
     /// Bytes sealed but not yet written: a peer that stops reading must not make this grow forever.
     private var queuedBytes = 0
@@ -31,7 +31,8 @@ public actor SecureConnection {
     public private(set) var endReason: ConnectionEnd?
 
     init(channel: consuming SecureChannel, outbox: AsyncStream<[UInt8]>.Continuation, nioChannel: any Channel,
-         remoteAddress: String, logger: Logger) {
+         remoteAddress: String, timings: ConnectionTimings, logger: Logger) {
+        liveness = ConnectionLiveness(timings: timings, nowMicros: WireClock.monotonicMicros())
         self.channel = channel
         self.outbox = outbox
         self.nioChannel = nioChannel
@@ -61,7 +62,7 @@ public actor SecureConnection {
         outbox.yield(bytes)
         sentBytes += bytes.count
         if case .frameUpdate = message { sentFrameUpdates += 1 }
-        lastSentMicros = WireClock.monotonicMicros()
+        liveness.sent(atMicros: WireClock.monotonicMicros())
     }
 
     /// Sends `close(reason, text)` and closes the connection after it is written.
@@ -78,14 +79,36 @@ public actor SecureConnection {
 
     /// A pong to one of our keepalive pings (sent with the monotonic clock) gives the round trip.
     func pongArrived(pingSentAtMicros: UInt64) {
-        let now = WireClock.monotonicMicros()
-        if now >= pingSentAtMicros, now - pingSentAtMicros < 60_000_000 { roundTripMicros = now - pingSentAtMicros }
+        liveness.pongArrived(pingSentAtMicros: pingSentAtMicros, nowMicros: WireClock.monotonicMicros())
     }
 
+    /// Decrypts what arrived. Only authenticated records count as hearing from the peer.
     func open(_ bytes: some Collection<UInt8>) throws(SessionError) -> [ZRCMessage] {
-        lastReceivedMicros = WireClock.monotonicMicros()
         receivedBytes += bytes.count
-        return try channel.open(bytes)
+        let before = channel.authenticatedRecords
+        let messages = try channel.open(bytes)
+        if channel.authenticatedRecords != before { liveness.heard(atMicros: WireClock.monotonicMicros()) }
+        return messages
+    }
+
+    /// Performs what liveness says is due now (a keepalive, closing a silent peer, forcing the
+    /// socket shut after the close flush) and returns how long to wait before asking again, or nil
+    /// once the connection is gone. The clock is read here, inside the actor, so no event can
+    /// slip in between reading "now" and comparing it.
+    func tickLiveness() -> Duration? {
+        let now = WireClock.monotonicMicros()
+        for action in liveness.tick(nowMicros: now) {
+            switch action {
+            case .sendPing(let id, let sentAt):
+                try? send(.ping(id: id, sentAtMicros: sentAt))
+            case .closeSilentPeer(let text):
+                close(reason: .timeout, text: text, recording: .peerTimedOut)
+            case .abort:
+                abort()
+            }
+        }
+        guard let deadline = liveness.nextDeadlineMicros else { return nil }
+        return .microseconds(Int64(clamping: ConnectionLiveness.elapsed(from: now, to: deadline)))
     }
 
     /// Marks the connection ended; the writer flushes what is queued, then the socket closes.
@@ -93,38 +116,13 @@ public actor SecureConnection {
         if endReason == nil { endReason = reason }
         guard !closing else { return }
         closing = true
+        liveness.closing(nowMicros: WireClock.monotonicMicros())
         outbox.finish()
     }
 
     /// Forces the socket shut, e.g. when the writer is stuck behind a peer that stopped reading.
     func abort() {
+        liveness.closed()
         nioChannel.close(promise: nil)
     }
-}
-
-/// How a connection ended.
-public enum ConnectionEnd: Sendable, Equatable, CustomStringConvertible {
-    /// We closed it (sent `close`).
-    case local(reason: CloseReason, text: String)
-    /// The peer sent `close`.
-    case remote(reason: CloseReason, text: String)
-    /// Nothing heard from the peer within the dead-peer timeout.
-    case peerTimedOut
-    /// The TCP connection went away without a `close`.
-    case connectionLost
-    /// The peer broke the protocol or a record failed authentication.
-    case failed(SessionError)
-
-    public var description: String {
-        switch self {
-        case .local(let reason, let text): "closed here (\(reason)\(text.isEmpty ? "" : ": \(text)"))"
-        case .remote(let reason, let text):
-            "closed by the peer (\(reason)\(text.isEmpty ? "" : ": \(TerminalSafeText.sanitized(text))"))"
-        case .peerTimedOut: "the peer stopped answering"
-        case .connectionLost: "the connection was lost"
-        case .failed(let error): "protocol failure: \(error.message)"
-        }
-    }
-
-    public static func == (lhs: ConnectionEnd, rhs: ConnectionEnd) -> Bool { lhs.description == rhs.description }
 }

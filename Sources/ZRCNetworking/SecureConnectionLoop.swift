@@ -2,18 +2,6 @@ public import Logging
 public import NIOCore
 public import ZRCProtocol
 
-/// Keepalive and liveness settings of a connection.
-public struct ConnectionTimings: Sendable {
-    public var keepaliveInterval: Duration
-    public var deadPeerTimeout: Duration
-
-    public init(keepaliveInterval: Duration = .seconds(5), deadPeerTimeout: Duration = .seconds(20)) {
-        precondition(deadPeerTimeout > keepaliveInterval, "the dead-peer timeout must exceed the keepalive interval")
-        self.keepaliveInterval = keepaliveInterval
-        self.deadPeerTimeout = deadPeerTimeout
-    }
-}
-
 /// Runs an established connection until it ends: reads and decrypts, answers pings, sends
 /// keepalives, detects a dead peer, and hands every other message to `handle`.
 public enum SecureConnectionLoop {
@@ -30,7 +18,7 @@ public enum SecureConnectionLoop {
     ) async -> ConnectionEnd {
         let (outboxStream, outbox) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
         let connection = SecureConnection(channel: channel, outbox: outbox, nioChannel: nioChannel,
-                                          remoteAddress: remoteAddress, logger: logger)
+                                          remoteAddress: remoteAddress, timings: timings, logger: logger)
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // The only writer: records leave in the order they were sealed.
@@ -46,7 +34,10 @@ public enum SecureConnectionLoop {
                 await connection.abort()
             }
             group.addTask {
-                await keepalive(connection, timings: timings)
+                // Keepalives, the dead-peer timeout and, once closing, the flush deadline.
+                while !Task.isCancelled, let wait = await connection.tickLiveness() {
+                    try? await Task.sleep(for: max(wait, .milliseconds(1)))
+                }
             }
             await started(connection)
             do {
@@ -80,38 +71,10 @@ public enum SecureConnectionLoop {
             } catch {
                 await connection.end(.connectionLost)
             }
-            // Give the writer a moment to flush a final `close`, then make sure the socket goes.
-            let flushed = Task {
-                try? await Task.sleep(for: .seconds(2))
-                await connection.abort()
-            }
+            // The writer flushes a final `close`; liveness shuts the socket if that takes too long.
             await group.next()
-            flushed.cancel()
             group.cancelAll()
             return await connection.endReason ?? .connectionLost
-        }
-    }
-
-    private static func keepalive(_ connection: SecureConnection, timings: ConnectionTimings) async {
-        let keepaliveMicros = UInt64(timings.keepaliveInterval.components.seconds) * 1_000_000
-            + UInt64(timings.keepaliveInterval.components.attoseconds / 1_000_000_000_000)
-        let deadMicros = UInt64(timings.deadPeerTimeout.components.seconds) * 1_000_000
-            + UInt64(timings.deadPeerTimeout.components.attoseconds / 1_000_000_000_000)
-        let tick = min(timings.keepaliveInterval, .seconds(1))
-        var pingID: UInt64 = 0
-        while !Task.isCancelled, await connection.isOpen {
-            try? await Task.sleep(for: tick)
-            let now = WireClock.monotonicMicros()
-            if now &- (await connection.lastReceivedMicros) > deadMicros {
-                // The run loop's flush-then-abort lets the close go out before the socket shuts.
-                await connection.close(reason: .timeout, text: "nothing received for \(timings.deadPeerTimeout)",
-                                       recording: .peerTimedOut)
-                return
-            }
-            if now &- (await connection.lastSentMicros) >= keepaliveMicros {
-                pingID &+= 1
-                try? await connection.send(.ping(id: pingID, sentAtMicros: WireClock.monotonicMicros()))
-            }
         }
     }
 }

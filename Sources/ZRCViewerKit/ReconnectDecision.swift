@@ -1,6 +1,5 @@
 public import ZRCControllerKit
-public import ZRCNetworking
-import ZRCProtocol
+public import ZRCProtocol
 
 /// Whether the viewer tries again after losing its host, and what it tells the user.
 public enum ReconnectDecision: Sendable, Equatable {
@@ -26,12 +25,13 @@ public enum ReconnectDecision: Sendable, Equatable {
     /// After an established session ended.
     public static func after(_ end: ConnectionEnd) -> ReconnectDecision {
         switch end {
+        // Texts from the host are the peer's words: sanitized before any terminal sees them.
         case .remote(.revoked, let text):
-            .stop("the host revoked this controller (\(text)); pair again with a new invite from `zrc-host pair`")
+            .stop("the host revoked this controller (\(TerminalSafeText.sanitized(text))); pair again with a new invite from `zrc-host pair`")
         case .remote(.replaced, _):
             .stop("another controller took over the session")
         case .remote(.versionMismatch, let text):
-            .stop("the host speaks another protocol version: \(text)")
+            .stop("the host speaks another protocol version: \(TerminalSafeText.sanitized(text))")
         case .remote(.shuttingDown, _): .retry(reason: "the host shut down")
         case .remote: .retry(reason: "the host closed the session")
         case .local(.normal, let text): .stop("closed here (\(text))")

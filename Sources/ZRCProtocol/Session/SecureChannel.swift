@@ -10,6 +10,8 @@ public struct SecureChannel: ~Copyable, Sendable {
     private var reassembler: MessageReassembler
     private let fragmenter = MessageFragmenter()
     private var pending: [Record]
+    /// Transport records that decrypted and authenticated so far: what "heard from the peer" means.
+    public private(set) var authenticatedRecords: UInt64 = 0
 
     init(transport: consuming NoiseTransport, decoder: RecordDecoder, pending: [Record],
          maxMessageLength: Int = WireLimits.defaultMaxMessageLength) {
@@ -54,6 +56,7 @@ public struct SecureChannel: ~Copyable, Sendable {
             let plaintext: [UInt8]
             do {
                 plaintext = try transport.decrypt(record.body)
+                authenticatedRecords &+= 1
             } catch {
                 if error.kind == .nonceExhausted { throw SessionError.from(error, during: "decrypting") }
                 throw SessionError(

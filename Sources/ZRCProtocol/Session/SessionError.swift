@@ -1,6 +1,6 @@
 /// Failures of a connection's protocol layer (handshake and secure channel), with messages a
 /// person can act on. Never contains key material.
-public struct SessionError: Error, Sendable, CustomStringConvertible {
+public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The peer is not a ZRC peer, or speaks another protocol version.
         case wrongPeer
