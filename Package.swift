@@ -41,7 +41,7 @@ let package = Package(
         .systemLibrary(
             name: "CXCB", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxcb-xtest0-dev", "libxcb-damage0-dev",
-                              "libxcb-xfixes0-dev", "libxcb-randr0-dev"])]),
+                              "libxcb-xfixes0-dev", "libxcb-randr0-dev", "libxcb-render0-dev"])]),
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
 

@@ -8,7 +8,7 @@ BUILD_PACKAGES=(
   pkg-config
   libsodium-dev
   libturbojpeg0-dev
-  libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev
+  libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxcb-render0-dev
   libsecret-1-dev
   libchafa-dev
 )

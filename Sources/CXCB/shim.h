@@ -4,6 +4,7 @@
 #include <xcb/damage.h>
 #include <xcb/xfixes.h>
 #include <xcb/randr.h>
+#include <xcb/render.h>
 
 // Swift cannot import the extension id globals (extern of an incomplete struct type);
 // these accessors hand out their addresses instead.

@@ -23,13 +23,16 @@ extension ScreenSource {
     public func cursor() async throws -> CursorState? { nil }
 }
 
-/// The pointer as the host sees it; `shape.shapeID` changes exactly when the shape does.
+/// The pointer as the host sees it, in shared-area pixels (the hotspot's position);
+/// `shape.shapeID` changes exactly when the shape does.
 public struct CursorState: Sendable, Equatable {
     public var x: Int32
     public var y: Int32
-    public var shape: CursorShape
+    /// nil while the pointer is hidden: no visible image (an application blanked it), or it is
+    /// outside the shared area.
+    public var shape: CursorShape?
 
-    public init(x: Int32, y: Int32, shape: CursorShape) {
+    public init(x: Int32, y: Int32, shape: CursorShape?) {
         self.x = x
         self.y = y
         self.shape = shape

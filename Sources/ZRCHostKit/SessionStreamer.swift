@@ -15,7 +15,7 @@ actor SessionStreamer {
     private var sentAt: [UInt64: UInt64] = [:]
     private var notBeforeMicros: UInt64 = 0
     private var sentShapeID: UInt32?
-    private var sentPosition: (x: Int32, y: Int32)?
+    private var sentPosition: (x: Int32, y: Int32, visible: Bool)?
     private let viewer: ScreenViewer
     private var pointerMovedMicros: UInt64 = 0
 
@@ -139,13 +139,25 @@ actor SessionStreamer {
     /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles.
     private func sendCursor() async throws {
         guard let cursor = try await sharing.source.cursor() else { return }
-        if cursor.shape.shapeID != sentShapeID {
-            try await connection.send(.cursorShape(cursor.shape))
-            sentShapeID = cursor.shape.shapeID
+        var shape = cursor.shape
+        if let candidate = shape, candidate.shapeID != sentShapeID {
+            // The source validates what the X server reports; this guard keeps any source's
+            // mistake a hidden pointer rather than a message the peer must reject.
+            do {
+                try ZRCMessage.cursorShape(candidate).validate()
+            } catch {
+                logger.warning("not sending an invalid cursor shape: \(error.message)")
+                shape = nil
+            }
+            if let valid = shape {
+                try await connection.send(.cursorShape(valid))
+                sentShapeID = valid.shapeID
+            }
         }
-        if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y {
-            try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: true, shapeID: cursor.shape.shapeID))
-            sentPosition = (cursor.x, cursor.y)
+        let visible = shape != nil
+        if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y || sentPosition?.visible != visible {
+            try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: visible, shapeID: shape?.shapeID ?? sentShapeID ?? 0))
+            sentPosition = (cursor.x, cursor.y, visible)
             pointerMovedMicros = WireClock.monotonicMicros()
         }
     }

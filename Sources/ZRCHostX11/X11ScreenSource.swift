@@ -25,7 +25,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     /// The shared area as last read; only `unread` areas may differ from the screen.
     private var framebuffer: PixelBuffer
     private var unread: [PixelRect]?
-    private var shape: CursorShape?
+    /// The cursor as last read (nil: hidden), once it has been read on this connection.
+    private var shape: CursorShape??
     private var lastLayoutCheck = ContinuousClock.now
     /// Wakes `waitForChange` when another call on the connection took the damage event it sleeps for.
     private let wakeUp = SocketReadiness.WakeUp()
@@ -186,14 +187,16 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     public func cursor() async throws -> CursorState? {
         guard let monitor = x11.cursor else { return nil }
         defer { noticeQueuedDamage() }
-        if let image = try monitor.changedImage() ?? (shape == nil ? monitor.currentImage() : nil),
-           image.width <= WireLimits.maxCursorSide, image.height <= WireLimits.maxCursorSide {
-            shape = CursorShape(shapeID: image.serial, width: UInt16(image.width), height: UInt16(image.height),
-                                hotX: UInt16(image.hotspotX), hotY: UInt16(image.hotspotY), rgba: image.rgba)
+        if let image = try monitor.changedImage() ?? (shape == nil ? monitor.currentImage() : nil) {
+            shape = .some(CursorNormalizer.shape(from: image))
         }
-        guard let shape else { return nil }
         let position = try monitor.pointerPosition()
-        return CursorState(x: Int32(position.x - x11.area.x), y: Int32(position.y - x11.area.y), shape: shape)
+        let area = x11.area
+        // Where the pointer is outside the shared area, the controller learns only that it is hidden.
+        let inside = (area.x..<(area.x + area.width)).contains(position.x) && (area.y..<(area.y + area.height)).contains(position.y)
+        let x = min(max(position.x - area.x, 0), area.width - 1)
+        let y = min(max(position.y - area.y, 0), area.height - 1)
+        return CursorState(x: Int32(x), y: Int32(y), shape: inside ? shape ?? nil : nil)
     }
 
     public func inject(_ event: InputEvent) async throws {

@@ -55,6 +55,13 @@ public final class PrivateXServer {
 public enum XTool {
     /// Runs `tool` (found on PATH) against `display` (nil: `$DISPLAY`); fails with its output if it fails.
     public static func run(_ tool: String, _ arguments: [String], display: String? = nil) throws {
+        let (status, text) = try output(tool, arguments, display: display)
+        try #require(status == 0,
+                     "\(tool) \(arguments.joined(separator: " ")) exited with \(status): \(text) (Tools/install-deps.sh installs it)")
+    }
+
+    /// Runs `tool` and returns its exit status and output, whatever they are (for polling).
+    public static func output(_ tool: String, _ arguments: [String], display: String? = nil) throws -> (status: Int32, text: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = (display.map { ["DISPLAY=\($0)"] } ?? []) + [tool] + arguments
@@ -64,7 +71,6 @@ public enum XTool {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0,
-                     "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(text) (Tools/install-deps.sh installs it)")
+        return (process.terminationStatus, text)
     }
 }
