@@ -219,11 +219,34 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         }
     }
 
+    /// A session ended: nothing it pressed stays pressed. Spare keycodes bound for its typing stay
+    /// bound until clients have had time to read the keys (see `InputInjector`), then go.
     public func releaseAll() async {
         do {
-            try x11.injector.releaseAll()
+            try x11.injector.releaseHeld()
         } catch {
             logger.warning("could not release held keys and buttons: \(error)")
+        }
+        scheduleSpareRestore()
+    }
+
+    private var spareRestoreScheduled = false
+
+    private func scheduleSpareRestore() {
+        guard !spareRestoreScheduled, !x11.injector.spareBindings.isEmpty else { return }
+        spareRestoreScheduled = true
+        Task { [weak self] in
+            try? await Task.sleep(for: InputInjector.clientCatchUpTime)
+            await self?.restoreIdleSpares()
+        }
+    }
+
+    private func restoreIdleSpares() {
+        spareRestoreScheduled = false
+        do {
+            if try x11.injector.restoreKeyboardMapping() { scheduleSpareRestore() }
+        } catch {
+            logger.warning("could not give spare keycodes back: \(error)")
         }
     }
 

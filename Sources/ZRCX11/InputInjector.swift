@@ -1,4 +1,5 @@
 internal import CXCB
+internal import Glibc
 
 /// Injects pointer and keyboard input into the X server with XTEST (through xcb-xtest).
 ///
@@ -10,11 +11,14 @@ internal import CXCB
 ///
 /// Keys are given as X keysyms. A keysym the current layout lacks is bound to a spare keycode
 /// (one with no keysyms at all, so no key of the user's layout changes), pressed there, and the
-/// spare is cleared again by `restoreKeyboardMapping()` or `releaseAll()`. Bindings are kept until
-/// then rather than cleared right after the key release: clients fetch the new mapping only when
-/// they get round to the MappingNotify, and a mapping restored before that makes them read the
-/// key as NoSymbol (the race xdotool's immediate restore is known for). When the spares run out,
-/// the least recently used one is rebound.
+/// spare is cleared again later by `restoreKeyboardMapping(unusedFor:)`. A client looks a key up
+/// in the mapping as it is when it *reads* the event, not as it was when the key was pressed
+/// (xterm re-reads the whole keymap on every MappingNotify and falls behind while text is typed),
+/// so a binding must outlive the key press by as long as a busy client may lag: a spare is
+/// cleared only after it has been unused for `clientCatchUpTime`, and when every spare is taken,
+/// the least recently used one is rebound only once it has been idle for `minimumRebindIdle`.
+/// Restoring right after typing (what ending a session did) turned "héllo ✓ 日本語 €" into "héllo"
+/// and blanks in xterm.
 ///
 /// Not Sendable: it tracks which keys and buttons it holds so that `releaseAll()` can leave
 /// nothing pressed when a session ends. Keep it in one task or actor.
@@ -24,7 +28,13 @@ public final class InputInjector {
     public private(set) var heldKeys: [UInt32: UInt8] = [:]
     public private(set) var heldButtons: Set<Int> = []
     /// Spare keycodes bound to a keysym, least recently used first.
-    private var boundSpares: [(keycode: UInt8, keysym: UInt32)] = []
+    private var boundSpares: [(keycode: UInt8, keysym: UInt32, lastUsed: ContinuousClock.Instant)] = []
+    /// How long a bound spare stays bound after its last use: time for every client to have read
+    /// the keys typed on it.
+    public static let clientCatchUpTime: Duration = .seconds(5)
+    /// A spare is rebound to another keysym (all spares taken) only after this much idleness, so
+    /// a client still reading the previous key does not see the new keysym instead.
+    public static let minimumRebindIdle: Duration = .milliseconds(150)
 
     /// - Throws: `.extensionMissing` when the server has no XTEST.
     public init(connection: X11Connection) throws(X11Error) {
@@ -35,7 +45,8 @@ public final class InputInjector {
     }
 
     deinit {
-        // Best effort on an owner who forgot: never leave a key held or a spare bound.
+        // Best effort on an owner who forgot: never leave a key held or a spare bound. (The
+        // owner is going, so waiting for slow clients is not an option here.)
         _ = try? releaseAll()
     }
 
@@ -122,9 +133,19 @@ public final class InputInjector {
         for keysym in keysyms { try tap(keysym) }
     }
 
-    /// Releases every key and button this injector holds, then clears its spare keycodes. Tries
-    /// everything even after a failure, and throws the first failure at the end.
+    /// Releases every key and button this injector holds, then clears all its spare keycodes at
+    /// once. Tries everything even after a failure, and throws the first failure at the end. For
+    /// shutting down; a session that ends uses `releaseHeld()` and a later
+    /// `restoreKeyboardMapping(unusedFor:)`, so clients can still read what was typed.
     public func releaseAll() throws(X11Error) {
+        var firstError: X11Error?
+        do { try releaseHeld() } catch { firstError = error }
+        do { try restoreKeyboardMapping(unusedFor: .zero) } catch { firstError = firstError ?? error }
+        if let firstError { throw firstError }
+    }
+
+    /// Releases every key and button this injector holds; tries all, throws the first failure.
+    public func releaseHeld() throws(X11Error) {
         var firstError: X11Error?
         for keysym in Array(heldKeys.keys) {
             do { try key(keysym, pressed: false) } catch { firstError = firstError ?? error; heldKeys[keysym] = nil }
@@ -132,19 +153,24 @@ public final class InputInjector {
         for number in heldButtons.sorted() {
             do { try button(number, pressed: false) } catch { firstError = firstError ?? error; heldButtons.remove(number) }
         }
-        do { try restoreKeyboardMapping() } catch { firstError = firstError ?? error }
         if let firstError { throw firstError }
     }
 
-    /// Clears every spare keycode this injector bound and does not hold pressed, giving the
-    /// keyboard mapping back exactly as it was.
-    public func restoreKeyboardMapping() throws(X11Error) {
+    /// Clears the spare keycodes this injector bound that are not held and were last used at
+    /// least `idle` before `now`, giving those keys back exactly as they were. Returns whether
+    /// any spare is still bound (then call again later).
+    @discardableResult
+    public func restoreKeyboardMapping(unusedFor idle: Duration = clientCatchUpTime,
+                                       now: ContinuousClock.Instant = .now) throws(X11Error) -> Bool {
         let held = Set(heldKeys.values)
+        let due = boundSpares.filter { !held.contains($0.keycode) && now - $0.lastUsed >= idle }
+        guard !due.isEmpty else { return !boundSpares.isEmpty }
         let mapping = try KeyboardMapping.read(connection.handle)
-        for spare in boundSpares where !held.contains(spare.keycode) {
+        for spare in due {
             try setKeysyms([], of: spare.keycode, mapping: mapping)
             boundSpares.removeAll { $0.keycode == spare.keycode }
         }
+        return !boundSpares.isEmpty
     }
 
     // MARK: Internals
@@ -156,7 +182,9 @@ public final class InputInjector {
         let mapping = try KeyboardMapping.read(connection.handle)
         if let found = mapping.keycode(for: keysym) {
             if let index = boundSpares.firstIndex(where: { $0.keycode == found.keycode }) {
-                boundSpares.append(boundSpares.remove(at: index))  // most recently used now
+                var spare = boundSpares.remove(at: index)
+                spare.lastUsed = .now
+                boundSpares.append(spare)  // most recently used now
             }
             return found
         }
@@ -169,13 +197,19 @@ public final class InputInjector {
         if let free = mapping.spareKeycodes.first(where: { !held.contains($0) }) {
             keycode = free
         } else if let index = boundSpares.firstIndex(where: { !held.contains($0.keycode) }) {
+            // Every spare is taken: give a client still reading the previous key on it time to.
+            let idle = ContinuousClock.now - boundSpares[index].lastUsed
+            if idle < Self.minimumRebindIdle {
+                let wait = Self.minimumRebindIdle - idle
+                usleep(UInt32(wait.components.seconds * 1_000_000 + wait.components.attoseconds / 1_000_000_000_000))
+            }
             keycode = boundSpares.remove(at: index).keycode
         } else {
             throw X11Error(.invalidInput, "no spare keycode to bind keysym 0x\(String(keysym, radix: 16)) to: every keycode has keysyms or is held down")
         }
         // Both levels: the key types the keysym whatever the Shift state.
         try setKeysyms([keysym, keysym], of: keycode, mapping: mapping)
-        boundSpares.append((keycode, keysym))
+        boundSpares.append((keycode, keysym, .now))
         // The checked request was a round trip, so the server has switched; reading back proves
         // it to us and lets the XKB layer (which rewrites the core row) have its say.
         let after = try KeyboardMapping.read(connection.handle)

@@ -91,7 +91,11 @@ struct X11InputTests {
             typed.unicodeScalars.append(try #require(Keysym.character(of: keysym), "keycode \(keycode) → keysym 0x\(String(keysym, radix: 16))"))
         }
         #expect(typed == text)
-        try s.injector.restoreKeyboardMapping()
+        // Spares just used stay bound until clients have had time to read the keys typed on them.
+        #expect(try s.injector.restoreKeyboardMapping(unusedFor: InputInjector.clientCatchUpTime))
+        #expect(!s.injector.spareBindings.isEmpty)
+        let later = ContinuousClock.now + InputInjector.clientCatchUpTime
+        #expect(try !s.injector.restoreKeyboardMapping(unusedFor: InputInjector.clientCatchUpTime, now: later))
         #expect(s.injector.spareBindings.isEmpty)
         #expect(try KeyboardMapping.read(from: s.connection) == original, "keyboard mapping not restored")
     }
@@ -113,7 +117,7 @@ struct X11InputTests {
         try s.injector.button(3, pressed: true)
         #expect(s.injector.heldKeys.count == 2 && s.injector.heldButtons == [1, 3])
         // A held spare is not cleared under the key.
-        try s.injector.restoreKeyboardMapping()
+        try s.injector.restoreKeyboardMapping(unusedFor: .zero)
         #expect(!s.injector.spareBindings.isEmpty)
         _ = s.client.takeEvents()
 
