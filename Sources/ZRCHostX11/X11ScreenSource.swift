@@ -61,10 +61,21 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     /// The shared area's size.
     public var size: (width: Int, height: Int) { (x11.area.width, x11.area.height) }
 
+    /// The area to share in `layout`: the whole screen, or the selected monitor's part of it
+    /// (RandR monitors may extend past a screen that shrank).
+    private static func sharedArea(in layout: MonitorLayout, monitor: String?) throws -> ScreenRect {
+        guard let monitor else { return layout.screenRect }
+        let info = try layout.monitor(matching: monitor)
+        guard let area = info.rect.clipped(to: layout.screenRect) else {
+            throw X11Error(.noSuchMonitor, "monitor \(info.name) (\(info.rect)) lies outside the \(layout.screenWidth)x\(layout.screenHeight) screen")
+        }
+        return area
+    }
+
     private static func connect(displayName: String?, monitor: String?, logger: Logger) throws -> Parts {
         let connection = try X11Connection(displayName: displayName)
         let layout = try MonitorLayout.read(from: connection)
-        let area = try monitor.map { try layout.monitor(matching: $0).rect } ?? layout.screenRect
+        let area = try sharedArea(in: layout, monitor: monitor)
         let capturer = try ScreenCapturer(connection: connection, logger: logger)
         let parts = Parts(connection: connection, capturer: capturer, damage: try DamageMonitor(connection: connection),
                           injector: try InputInjector(connection: connection), cursor: try? CursorMonitor(connection: connection),
@@ -74,9 +85,16 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     }
 
     public func capture(for viewer: ScreenViewer) async throws -> ScreenCapture {
-        try checkLayout()
+        try checkLayout(force: layoutChangePending)
         try collectDamage()
-        try readUnread()
+        do {
+            try readUnread()
+        } catch let error as X11Error where error.kind == .requestFailed {
+            // The screen can shrink under a read: the server refuses it (BadMatch) before the
+            // RANDR event that announces the change is read. Look, and read again at the new size.
+            guard try checkLayout(force: true) else { throw error }
+            try readUnread()
+        }
         let captured = WireClock.monotonicMicros()
         return ScreenCapture(pixels: framebuffer, hints: damage.take(for: viewer), captureMicros: captured)
     }
@@ -143,18 +161,29 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         damage.remove(viewer)
     }
 
-    /// Re-reads the screen layout about once a second; on a size change, reconnects.
-    private func checkLayout() throws {
-        guard ContinuousClock.now - lastLayoutCheck >= .seconds(1) else { return }
+    /// A RANDR event arrived that the next capture must look at.
+    private var layoutChangePending = false
+
+    /// Re-reads the screen layout when RANDR announced a change (`force`), else about once a
+    /// second (monitors defined with `xrandr --setmonitor` raise no event); when the screen size
+    /// or the shared area changed, reconnects, so the next capture has the new size and sessions
+    /// carry on. Returns whether it reconnected.
+    @discardableResult
+    private func checkLayout(force: Bool = false) throws -> Bool {
+        guard force || ContinuousClock.now - lastLayoutCheck >= .seconds(1) else { return false }
         lastLayoutCheck = .now
+        layoutChangePending = false
         let layout = try MonitorLayout.read(from: x11.connection)
-        guard layout.screenWidth != x11.layout.screenWidth || layout.screenHeight != x11.layout.screenHeight else { return }
-        logger.notice("the screen changed to \(layout.screenWidth)x\(layout.screenHeight); reconnecting to the display")
-        try? x11.injector.releaseAll()
+        let area = try Self.sharedArea(in: layout, monitor: monitorSelector)
+        guard layout.screenWidth != x11.layout.screenWidth || layout.screenHeight != x11.layout.screenHeight || area != x11.area
+        else { return false }
+        logger.notice("the screen changed to \(layout.screenWidth)x\(layout.screenHeight) (sharing \(area)); reconnecting to the display")
+        try? x11.injector.releaseHeld()
         x11 = try Self.connect(displayName: displayName, monitor: monitorSelector, logger: logger)
         unread = nil
         damage.forgetAll()
         shape = nil
+        return true
     }
 
     /// After a call that may have read events into libxcb's queue (one with a reply): takes any
@@ -169,7 +198,13 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     private func collectDamage() throws -> Bool {
         let area = PixelRect(x: x11.area.x, y: x11.area.y, width: x11.area.width, height: x11.area.height)
         var fresh: [PixelRect] = []
-        for rect in try x11.damage.pendingDamage() {
+        let damaged = try x11.damage.pendingDamage()
+        if x11.damage.takeLayoutChange() {
+            // Every viewer wakes and the next capture re-reads the layout.
+            layoutChangePending = true
+            fresh.append(framebuffer.bounds)
+        }
+        for rect in damaged {
             let clipped = PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height).intersection(area)
             guard !clipped.isEmpty else { continue }
             fresh.append(PixelRect(x: clipped.x - area.x, y: clipped.y - area.y, width: clipped.width, height: clipped.height))
@@ -201,16 +236,23 @@ public actor X11ScreenSource: ScreenSource, InputSink {
 
     public func inject(_ event: InputEvent) async throws {
         defer { noticeQueuedDamage() }
-        // The controller speaks in shared-area coordinates; XTest in root coordinates.
-        let (dx, dy) = (x11.area.x, x11.area.y)
+        // The controller speaks in shared-area coordinates; XTest in root coordinates. Clamped
+        // to the shared area, so input never reaches an unshared monitor.
+        let area = x11.area
+        func root(_ x: Int32, _ y: Int32) -> (x: Int, y: Int) {
+            (area.x + min(max(Int(x), 0), area.width - 1), area.y + min(max(Int(y), 0), area.height - 1))
+        }
         switch event {
         case .pointerMove(let x, let y):
-            try x11.injector.movePointer(x: Int(x) + dx, y: Int(y) + dy)
+            let point = root(x, y)
+            try x11.injector.movePointer(x: point.x, y: point.y)
         case .button(let number, let pressed, let x, let y):
-            try x11.injector.movePointer(x: Int(x) + dx, y: Int(y) + dy)
+            let point = root(x, y)
+            try x11.injector.movePointer(x: point.x, y: point.y)
             try x11.injector.button(Int(number), pressed: pressed)
         case .scroll(let horizontal, let vertical, let x, let y):
-            try x11.injector.movePointer(x: Int(x) + dx, y: Int(y) + dy)
+            let point = root(x, y)
+            try x11.injector.movePointer(x: point.x, y: point.y)
             try x11.injector.scroll(down: Int(vertical), right: Int(horizontal))
         case .key(let keysym, let pressed, let modifiers):
             try x11.injector.key(keysym, pressed: pressed, modifiers: Self.x11Modifiers(modifiers))

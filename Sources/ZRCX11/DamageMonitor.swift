@@ -16,6 +16,11 @@ internal import Glibc
 /// The first report after creation is the whole screen: the server starts a window's DAMAGE
 /// object fully damaged, which is the host's cue for its first full frame.
 ///
+/// Screen changes: where the server has RANDR, the monitor also selects ScreenChangeNotify and
+/// RRNotify (CRTC and output changes) on the root window, and remembers that one arrived
+/// (`takeLayoutChange()`), so a resize is noticed with the event that announces it rather than
+/// by the next poll — after which reads of the old size would fail.
+///
 /// Events: this monitor reads its connection's event queue and drops every event that is not its
 /// own. Give it the connection the capturer and the injector use (they never wait for events),
 /// and no second reader. No thread of its own: the owner calls `pendingDamage()` when it likes,
@@ -27,6 +32,9 @@ public final class DamageMonitor {
     private let damage: UInt32
     private let parts: UInt32
     private let damageNotify: UInt8
+    /// RANDR's first event code, when the server has RANDR.
+    private let randrEventBase: UInt8?
+    private var layoutChanged = false
 
     /// - Throws: `.extensionMissing` without DAMAGE or XFIXES 2.
     public init(connection: X11Connection) throws(X11Error) {
@@ -53,6 +61,29 @@ public final class DamageMonitor {
         self.connection = connection
         damage = ids.0
         parts = ids.1
+        randrEventBase = Self.selectScreenChanges(on: connection)
+    }
+
+    /// Asks for RANDR's screen, CRTC and output change events; their first event code, or nil
+    /// when the server has no usable RANDR (then the owner's periodic layout check is all there is).
+    private static func selectScreenChanges(on connection: X11Connection) -> UInt8? {
+        guard connection.has(.randr), (try? ExtensionVersion.randr(on: connection)) != nil else { return nil }
+        let raw = connection.handle.raw
+        let mask = XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE.rawValue
+            | XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE.rawValue
+        do {
+            try checkXCBRequest(on: connection.handle, request: "RANDR SelectInput",
+                                xcb_randr_select_input_checked(raw, connection.screen.rootWindow, UInt16(mask)))
+        } catch {
+            return nil
+        }
+        return xcb_get_extension_data(raw, zrc_xcb_randr_id())?.pointee.first_event
+    }
+
+    /// Whether a RANDR change (screen size, CRTC, output) arrived since the last call.
+    public func takeLayoutChange() -> Bool {
+        defer { layoutChanged = false }
+        return layoutChanged
     }
 
     deinit {
@@ -73,9 +104,13 @@ public final class DamageMonitor {
         let raw = connection.handle.raw
         var notified = false
         while let event = xcb_poll_for_event(raw) {
-            if event.pointee.response_type & 0x7F == damageNotify {
+            let type = event.pointee.response_type & 0x7F
+            if type == damageNotify {
                 let notify = UnsafeRawPointer(event).load(as: xcb_damage_notify_event_t.self)
                 notified = notified || notify.damage == damage
+            } else if let base = randrEventBase,
+                      type == base &+ UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || type == base &+ UInt8(XCB_RANDR_NOTIFY) {
+                layoutChanged = true
             }
             free(event)
         }

@@ -14,6 +14,14 @@ public struct ScreenRect: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(width)x\(height) at \(x),\(y)" }
 
+    /// The part of this rectangle inside `other`; nil when they do not overlap.
+    public func clipped(to other: ScreenRect) -> ScreenRect? {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        guard right > left, bottom > top else { return nil }
+        return ScreenRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
     /// Whether the rectangle is non-empty, lies inside a `screenWidth` × `screenHeight` screen,
     /// and can be sent in a request (origins are 16-bit signed, sizes 16-bit unsigned in X11).
     /// Written as subtractions so that no hostile value can overflow.
