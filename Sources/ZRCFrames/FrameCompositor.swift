@@ -18,6 +18,7 @@ public struct FrameCompositor: Sendable {
     /// still redraws only what changed since the version it shows.
     private var history: [(version: UInt64, dirty: [PixelRect])] = []
     public static let historyLength = 64
+    public static let maximumDirtyRects = 256
 
     public init() {}
 
@@ -63,6 +64,11 @@ public struct FrameCompositor: Sendable {
                 framebuffer.blit(pixels, into: area)
             }
             dirty.append(area)
+        }
+        // Many small rects (up to 65535 per update) would make every viewer redraw and the
+        // history hold millions of entries: beyond a few hundred, their bounding box stands in.
+        if dirty.count > Self.maximumDirtyRects, let first = dirty.first {
+            dirty = [dirty.dropFirst().reduce(first) { $0.union($1) }]
         }
         version &+= 1
         lastFrameID = update.frameID

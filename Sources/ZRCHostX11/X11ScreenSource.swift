@@ -64,10 +64,17 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     /// The area to share in `layout`: the whole screen, or the selected monitor's part of it
     /// (RandR monitors may extend past a screen that shrank).
     private static func sharedArea(in layout: MonitorLayout, monitor: String?) throws -> ScreenRect {
-        guard let monitor else { return layout.screenRect }
-        let info = try layout.monitor(matching: monitor)
-        guard let area = info.rect.clipped(to: layout.screenRect) else {
-            throw X11Error(.noSuchMonitor, "monitor \(info.name) (\(info.rect)) lies outside the \(layout.screenWidth)x\(layout.screenHeight) screen")
+        var area = layout.screenRect
+        if let monitor {
+            let info = try layout.monitor(matching: monitor)
+            guard let clipped = info.rect.clipped(to: layout.screenRect) else {
+                throw X11Error(.noSuchMonitor, "monitor \(info.name) (\(info.rect)) lies outside the \(layout.screenWidth)x\(layout.screenHeight) screen")
+            }
+            area = clipped
+        }
+        guard area.width <= WireLimits.maxScreenSide, area.height <= WireLimits.maxScreenSide,
+              area.width * area.height <= WireLimits.maxScreenPixels else {
+            throw X11Error(.unsupportedScreen, "the shared area (\(area.width)x\(area.height)) is larger than ZRC can send (\(WireLimits.maxScreenSide) pixels a side, \(WireLimits.maxScreenPixels) in all); share one monitor with --monitor")
         }
         return area
     }

@@ -97,4 +97,17 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         #expect(compositor.framebuffer.pixel(x: 1, y: 1) == 0xFF0000)
         #expect(compositor.lastDirty == [PixelRect(x: 0, y: 0, width: 2, height: 2)])
     }
+
+    /// A flood of tiny rects costs the viewer one redraw area, and the history stays small.
+    @Test func manySmallRectsAreRememberedAsTheirBoundingBox() throws {
+        var compositor = FrameCompositor()
+        var codec = RawCodec()
+        let rects = (0..<300).map { FrameRect(x: UInt16($0 % 100), y: UInt16(10 + $0 / 100), width: 1, height: 1, content: .solid(pixel: 0xFF)) }
+        try compositor.apply(update(rects, width: 200, height: 50), decoder: &codec)
+        #expect(compositor.lastDirty == [PixelRect(x: 0, y: 10, width: 100, height: 3)])
+        #expect(compositor.changes(since: 0) == [PixelRect(x: 0, y: 10, width: 100, height: 3)])
+        let few = Array(rects.prefix(FrameCompositor.maximumDirtyRects))
+        try compositor.apply(update(few, width: 200, height: 50), decoder: &codec)
+        #expect(compositor.lastDirty.count == FrameCompositor.maximumDirtyRects)
+    }
 }

@@ -32,6 +32,14 @@ import Testing
         ("quality 101", frame([0, 0, 0, 0, 0, 1, 0, 1] + solid, quality: 101), .invalidValue),
         ("screen width 0", frame(rectCount: 0, [], width: 0), .invalidValue),
         ("screen height 65536", frame(rectCount: 0, [], height: 65536), .invalidValue),
+        // The 46-byte update that once made a controller zero-fill 17 GB.
+        ("screen 65535x65535", frame(rectCount: 0, [], width: 65535, height: 65535), .invalidValue),
+        ("screen side 16385", frame(rectCount: 0, [], width: 16385, height: 1), .invalidValue),
+        ("screen 16384x16384 (over the pixel cap)", frame(rectCount: 0, [], width: 16384, height: 16384), .invalidValue),
+        ("screenInfo 65535x65535", [0x10, 0, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF, 0, 0], .invalidValue),
+        // Two rects on the same 100x50 area: twice the screen's pixels in one update.
+        ("rects cover more than the screen", frame(rectCount: 2, [0, 0, 0, 0, 0, 100, 0, 50] + solid + [0, 0, 0, 0, 0, 100, 0, 50] + solid),
+         .invalidValue),
         ("screenInfo 0 wide", [0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0], .invalidValue),
         ("cursor 257 wide", [0x13, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF], .invalidValue),
         ("cursor 0 high", [0x13, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
@@ -53,6 +61,12 @@ import Testing
     func rejects(name: String, bytes: [UInt8], kind: WireError.Kind) {
         let error = wireError { () throws(WireError) in try ZRCMessage.decode(bytes) }
         #expect(error?.kind == kind, "\(name): \(error?.message ?? "decoded")")
+    }
+
+    @Test(arguments: [(16384, 2048), (7680, 4320), (1, 16384), (2, 1)])
+    func screensWithinTheCapsAreAccepted(width: UInt32, height: UInt32) throws {
+        let message = try ZRCMessage.decode(Self.frame(rectCount: 0, [], width: width, height: height))
+        #expect(message.type == .frameUpdate)
     }
 
     @Test func messagesSayWhereTheProblemIs() {

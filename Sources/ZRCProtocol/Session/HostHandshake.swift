@@ -118,7 +118,9 @@ public struct HostHandshakeResponder: ~Copyable, Sendable {
 
     public consuming func establish() throws(SessionError) -> SecureChannel {
         do {
-            return SecureChannel(transport: try noise.split(), decoder: decoder, pending: [])
+            // Controllers never send frames: their messages are capped far below the default.
+            return SecureChannel(transport: try noise.split(), decoder: decoder, pending: [],
+                                 maxMessageLength: WireLimits.maxControllerMessageLength)
         } catch {
             throw SessionError.from(error, during: "finishing the handshake")
         }

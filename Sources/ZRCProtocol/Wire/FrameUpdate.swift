@@ -11,13 +11,15 @@ public struct FrameUpdate: Sendable, Equatable {
     public var captureMicros: UInt64
     public var encodeDoneMicros: UInt64
     public var sendMicros: UInt64
-    /// Size of the whole screen, 1…65535 each (rect coordinates are u16). A change of size tells
-    /// the controller to resize its framebuffer before applying the rects.
+    /// Size of the whole screen, 1…`WireLimits.maxScreenSide` each and at most
+    /// `WireLimits.maxScreenPixels` in all. A change of size tells the controller to resize its
+    /// framebuffer before applying the rects.
     public var screenWidth: UInt32
     public var screenHeight: UInt32
     /// JPEG quality used, 1…100, or 0 when no rect in this update is lossy.
     public var quality: UInt8
-    /// At most 65535 rects (u16 count), each within the screen.
+    /// At most 65535 rects (u16 count), each within the screen, together covering at most the
+    /// screen's area.
     public var rects: [FrameRect]
 
     public init(
@@ -72,10 +74,16 @@ public struct FrameUpdate: Sendable, Equatable {
         if let problem = ScreenSize.problem(width: screenWidth, height: screenHeight) { return problem }
         if quality > 100 { return "quality is \(quality), must be 0…100" }
         if rects.count > Int(UInt16.max) { return "has \(rects.count) rects, at most 65535 fit the count field" }
+        var covered = 0
         for (index, rect) in rects.enumerated() {
             if let problem = rect.problem(screenWidth: screenWidth, screenHeight: screenHeight) {
                 return "rects[\(index)] \(problem)"
             }
+            covered += Int(rect.width) * Int(rect.height)
+        }
+        // Rects lie on the screen, so this sum is at most 65535 × maxScreenPixels: no overflow.
+        if covered > Int(screenWidth) * Int(screenHeight) {
+            return "rects cover \(covered) pixels, more than the \(screenWidth)x\(screenHeight) screen has"
         }
         return nil
     }

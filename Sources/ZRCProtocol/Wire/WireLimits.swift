@@ -24,6 +24,20 @@ public enum WireLimits {
     /// Largest cursor image side in pixels; X servers cap cursors well below this.
     public static let maxCursorSide = 256
 
+    /// Largest screen side in pixels (`screenInfo`, `frameUpdate`).
+    public static let maxScreenSide = 16384
+
+    /// Largest screen area in pixels: 2^25 = 33,554,432, which holds 8K UHD (7680 × 4320) and
+    /// three 4K monitors side by side, and caps the controller's framebuffer at 128 MiB however
+    /// large a hostile host claims its screen is. The rects of one `frameUpdate` together cover
+    /// at most the screen's area, so no update makes the controller decode or fill more pixels.
+    public static let maxScreenPixels = 1 << 25
+
+    /// Largest application message a host accepts from a controller. Controllers send input,
+    /// acknowledgements, pings and short strings (typed text is at most `maxStringBytes`), never
+    /// frames: 64 KiB is ample and keeps a controller from making the host buffer megabytes.
+    public static let maxControllerMessageLength = 64 * 1024
+
     /// Address entries in an invite: at least one to dial, at most a handful to try.
     public static let maxInviteAddresses = 8
 }
