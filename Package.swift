@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
-        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol"], swiftSettings: strict),
+        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased], swiftSettings: strict),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport", logging],
                     swiftSettings: strict),

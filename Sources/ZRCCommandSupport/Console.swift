@@ -1,21 +1,24 @@
 import Foundation
 public import Logging
+import ZRCProtocol
 
-/// Output conventions of both executables: results on stdout, diagnostics on stderr.
+/// Output conventions of both executables: results on stdout, diagnostics on stderr. Everything
+/// goes through `TerminalSafeText` (line breaks kept): listings and messages carry names,
+/// addresses and texts that came from peers or files.
 public enum Console {
     /// A line on stdout, written at once (unbuffered), so scripts and tests see it immediately.
     public static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TerminalSafeText.sanitized(text, keepingLineBreaks: true) + "\n").utf8))
     }
 
     public static func warn(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalSafeText.sanitized(text, keepingLineBreaks: true) + "\n").utf8))
     }
 
-    /// Logging to stderr at `level`; called once at start.
+    /// Logging to stderr at `level`, sanitized; called once at start.
     public static func bootstrapLogging(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = SanitizingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

@@ -18,8 +18,11 @@ public enum DocumentFile {
         return try JSONDocument.decode(T.self, from: bytes, path: file.path)
     }
 
-    public static func save<T: Encodable>(_ value: T, to file: URL) throws(StorageError) {
+    /// Refuses (with the loader's own error) to write anything `load` would refuse: a value
+    /// that came from a peer (a name, an address) must never make the file unreadable later.
+    public static func save<T: Codable>(_ value: T, to file: URL) throws(StorageError) {
         let bytes = try JSONDocument.encode(value, path: file.path)
+        _ = try JSONDocument.decode(T.self, from: bytes, path: file.path)
         try PrivateFile.writeAtomically(bytes, to: file)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ZRCProtocol
 
 /// Validation shared by the documents: names, versions, uniqueness.
 extension KeyedDecodingContainer {
@@ -34,12 +35,14 @@ extension KeyedDecodingContainer {
 }
 
 public enum DeviceName {
-    /// Why `name` is not acceptable, or nil when it is.
+    /// Why `name` is not acceptable, or nil when it is: 1…64 characters (256 UTF-8 bytes at most),
+    /// nothing a terminal would act on or hide (control, format, bidirectional or zero-width
+    /// characters: see `TerminalSafeText`), no leading or trailing space.
     public static func problem(with name: String) -> String? {
         if name.isEmpty { return "a name must not be empty" }
-        if name.count > 64 { return "a name must be at most 64 characters" }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "a name must not contain control characters"
+        if name.count > 64 || name.utf8.count > 256 { return "a name must be at most 64 characters (256 bytes)" }
+        if !TerminalSafeText.isSafe(name) {
+            return "a name must not contain control, formatting, bidirectional or invisible characters"
         }
         if name.first?.isWhitespace == true || name.last?.isWhitespace == true {
             return "a name must not start or end with a space"

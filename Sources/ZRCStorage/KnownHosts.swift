@@ -29,6 +29,13 @@ public struct KnownHost: Codable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decodeDeviceName(forKey: .name)
         hostName = try container.decode(String.self, forKey: .hostName)
+        // The host's own word for itself: shown in listings, so it must be plain visible text.
+        // At most 3 × the wire limit: sanitizing turns each unsafe byte into U+FFFD (3 bytes).
+        guard hostName.utf8.count <= 3 * WireLimits.maxStringBytes, TerminalSafeText.isSafe(hostName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .hostName, in: container,
+                debugDescription: "must be at most \(3 * WireLimits.maxStringBytes) bytes without control, formatting or invisible characters")
+        }
         publicKey = try container.decodePublicKey(forKey: .publicKey)
         addresses = try container.decode([String].self, forKey: .addresses)
         guard !addresses.isEmpty, addresses.count <= 8 else {
@@ -38,7 +45,7 @@ public struct KnownHost: Codable, Sendable, Equatable {
         for (index, address) in addresses.enumerated() where HostPort(parsing: address) == nil {
             throw DecodingError.dataCorruptedError(
                 forKey: .addresses, in: container,
-                debugDescription: "entry \(index) `\(address)` is not host:port (IPv6 as [addr]:port)")
+                debugDescription: "entry \(index) `\(TerminalSafeText.sanitized(address))` is not host:port (IPv6 as [addr]:port)")
         }
         pairedAt = try container.decodeDate(forKey: .pairedAt)
         lastSeen = try container.decodeDateIfPresent(forKey: .lastSeen)

@@ -1,3 +1,5 @@
+import ZRCProtocol
+
 /// What the status line says: host, session state, renderer, frame rate, input-to-frame latency,
 /// bandwidth, quality, zoom, and how to reach the help.
 public struct ViewerStatus: Sendable, Equatable {
@@ -25,9 +27,10 @@ public struct ViewerStatus: Sendable, Equatable {
         self.renderer = renderer
     }
 
-    /// The line, cut or padded to exactly `width` characters.
+    /// The line, cut or padded to exactly `width` characters. Host names and reasons can carry
+    /// peer words: the line goes through `TerminalSafeText` whatever its parts did before.
     public func line(width: Int) -> String {
-        var parts = [host, stateText, renderer]
+        var parts = [TerminalSafeText.sanitized(host), TerminalSafeText.sanitized(stateText), renderer]
         if case .connected = state {
             parts.append(String(format1(framesPerSecond)) + " fps")
             if let inputToFrameMillis { parts.append("input→frame \(Int(inputToFrameMillis.rounded())) ms") }

@@ -24,12 +24,12 @@ struct DevicesCommand: AsyncParsableCommand {
                 throw CommandError(.storage, error.description)
             }
             if hosts.isEmpty {
-                print("No paired hosts. Pair with `zrc-ctl pair <invite>` (run `zrc-host pair` on the host for an invite).")
+                Console.line("No paired hosts. Pair with `zrc-ctl pair <invite>` (run `zrc-host pair` on the host for an invite).")
                 return
             }
             var rows = [["NAME", "HOST", "FINGERPRINT", "ADDRESSES", "PAIRED", "LAST SEEN"]]
             rows += hosts.map { [$0.name, $0.hostName, $0.fingerprint, $0.addresses, $0.paired, $0.lastSeen] }
-            print(TableText.render(rows))
+            Console.line(TableText.render(rows))
         }
     }
 
@@ -52,7 +52,7 @@ struct ForgetCommand: AsyncParsableCommand {
             let context = try ControllerContext.load(options)
             do {
                 let removed = try await context.knownHosts.remove(named: name)
-                print("Forgot \(removed.name). The host still lists this controller until you run `zrc-host controllers revoke` there.")
+                Console.line("Forgot \(removed.name). The host still lists this controller until you run `zrc-host controllers revoke` there.")
             } catch let error as StorageError {
                 throw CommandError(error.kind == .notFound ? .failure : .storage, error.description)
             }

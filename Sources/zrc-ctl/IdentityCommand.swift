@@ -12,8 +12,8 @@ struct IdentityCommand: AsyncParsableCommand {
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let controller = try context.controller()
-            print("Controller key fingerprint: \(controller.fingerprint(of: controller.identityKey))")
-            print("Name announced when pairing: \(context.controllerName)")
+            Console.line("Controller key fingerprint: \(controller.fingerprint(of: controller.identityKey))")
+            Console.line("Name announced when pairing: \(context.controllerName)")
         }
     }
 }

@@ -37,9 +37,9 @@ struct PairCommand: AsyncParsableCommand {
             let controller = try context.controller()
             do {
                 let host = try await controller.pair(inviteText: try inviteText(), name: name, replacing: replace)
-                print("Paired with \(host.hostName) as `\(host.name)`.")
-                print("Host key fingerprint: \(controller.fingerprint(of: host.publicKey)) — it should match what `zrc-host pair` showed.")
-                print("Try it: zrc-ctl ping \(host.name)")
+                Console.line("Paired with \(host.hostName) as `\(host.name)`.")
+                Console.line("Host key fingerprint: \(controller.fingerprint(of: host.publicKey)) — it should match what `zrc-host pair` showed.")
+                Console.line("Try it: zrc-ctl ping \(host.name)")
             } catch let error as ControllerError {
                 throw CommandError(error)
             }

@@ -42,7 +42,7 @@ struct ControllersCommand: AsyncParsableCommand {
                     }
                 }
                 if summaries.isEmpty {
-                    print("No paired controllers. Create an invite with `zrc-host pair`.")
+                    Console.line("No paired controllers. Create an invite with `zrc-host pair`.")
                     return
                 }
                 var rows = [["NAME", "FINGERPRINT", "PAIRED", "LAST SEEN", "SESSIONS"]]
@@ -50,8 +50,8 @@ struct ControllersCommand: AsyncParsableCommand {
                     rows.append([summary.name, summary.fingerprint, TableText.date(summary.pairedAt),
                                  summary.lastSeen.map(TableText.date) ?? "never", live ? String(summary.liveSessions) : "-"])
                 }
-                print(TableText.render(rows))
-                if !live { print("(zrc-host serve is not running: live sessions unknown)") }
+                Console.line(TableText.render(rows))
+                if !live { Console.line("(zrc-host serve is not running: live sessions unknown)") }
             }
         }
     }
@@ -72,12 +72,12 @@ struct ControllersCommand: AsyncParsableCommand {
                     guard case .revoked(let revoked, let ended) = try await context.request(.revokeController(name: name)) else {
                         throw CommandError(.failure, "the server answered something unexpected")
                     }
-                    print("Revoked \(revoked); ended \(ended) live session(s).")
+                    Console.line("Revoked \(revoked); ended \(ended) live session(s).")
                 } catch let error as CommandError where error.kind == .notRunning {
                     // No server, so no live sessions: editing the store directly is safe.
                     do {
                         let removed = try await context.controllers.revoke(name: name)
-                        print("Revoked \(removed.name) (zrc-host serve is not running, so no session was live).")
+                        Console.line("Revoked \(removed.name) (zrc-host serve is not running, so no session was live).")
                     } catch let error as StorageError {
                         throw CommandError(error.kind == .notFound ? .failure : .storage, error.description)
                     }

@@ -13,8 +13,8 @@ struct IdentityCommand: AsyncParsableCommand {
         try await CommandRunner.run(program: "zrc-host") {
             let context = try HostContext.load(options, defaultLogLevel: .warning)
             let (identity, crypto) = try context.identity()
-            print("Host key fingerprint: \(KeyDerivations.fingerprint(of: identity.publicKey, crypto: crypto))")
-            print("Public key: \(identity.publicKey.hex)")
+            Console.line("Host key fingerprint: \(KeyDerivations.fingerprint(of: identity.publicKey, crypto: crypto))")
+            Console.line("Public key: \(identity.publicKey.hex)")
         }
     }
 }

@@ -48,11 +48,11 @@ struct PairCommand: AsyncParsableCommand {
                 let encoder = JSONEncoder()
                 encoder.dateEncodingStrategy = .iso8601
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+                Console.line(String(decoding: try encoder.encode(summary), as: UTF8.self))
                 return
             }
             let expiry = summary.expiresAt.formatted(date: .omitted, time: .standard)
-            print("""
+            Console.line("""
                 One-time invite for \(summary.hostName) — valid once, until \(expiry) (\(DurationText.describe(seconds: seconds))):
 
                     \(summary.invite)

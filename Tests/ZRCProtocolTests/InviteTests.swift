@@ -24,8 +24,7 @@ import ZRCTestSupport
 
     static let inviteGenerator = Generator<Invite, Shrink.None<Invite>> { rng in
         let addresses = (0..<Int.random(in: 1...8, using: &rng)).map { _ in
-            InviteAddress(
-                host: "h" + RandomValues.string(&rng, maxBytes: 254), port: UInt16.random(in: 1...65535, using: &rng))
+            InviteAddress(host: randomHost(&rng), port: UInt16.random(in: 1...65535, using: &rng))
         }
         return try! Invite(
             hostKey: try! NoisePublicKey(bytes: RandomValues.bytes(32, &rng)),
@@ -129,6 +128,50 @@ import ZRCTestSupport
         #expect(error?.message.contains("address count") == true, "\(error?.message ?? "")")
     }
 
+    /// A host name, IPv4 or IPv6 literal of 1…253 bytes, from everything a host may contain.
+    static func randomHost(_ rng: inout some RandomNumberGenerator) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._:%éü日本")
+        var host = ""
+        for _ in 0..<Int.random(in: 1...80, using: &rng) {
+            let next = alphabet[Int.random(in: 0..<alphabet.count, using: &rng)]
+            if host.utf8.count + String(next).utf8.count > 253 { break }
+            host.append(next)
+        }
+        return host
+    }
+
+    /// A checksum-valid invite with one address whose host is `host` (made by a faulty or hostile host).
+    static func inviteText(host: String) -> String {
+        var body = ByteWriter()
+        body.write(bytes: [UInt8](repeating: 7, count: 32 + 16 + 16) + [0, 0, 0, 0, 0x70, 0, 0, 0])
+        body.write(UInt8(1))
+        body.write(shortString: host)
+        body.write(UInt16(7420))
+        body.write(shortString: "desk")
+        let total = 4 + body.count + 4
+        var bytes: [UInt8] = [1, UInt8(total >> 8), UInt8(total & 0xFF)]
+        bytes.append(CRC8.checksum(bytes))
+        bytes += body.bytes
+        bytes += be32(CRC32.checksum(bytes))
+        return "zrc1-" + Base32.encode(bytes)
+    }
+
+    /// Addresses reach error messages, logs and `zrc-ctl devices`: one with control characters,
+    /// escape sequences, whitespace or invisible characters makes the invite damaged.
+    @Test(arguments: ["evil\u{1B}[2J", "a b", "tab\there", "new\nline", "rtl\u{202E}moc", "zero\u{200B}width",
+                      "bell\u{07}", "c1\u{9B}31m", "slash/path", "[::1]", "user@host", String(repeating: "a", count: 254)])
+    func addressesThatAreNoHostMakeTheInviteDamaged(host: String) {
+        let error = wireError { () throws(WireError) in try Invite(parsing: Self.inviteText(host: host)) }
+        #expect(error?.kind == .damagedInvite, "\(host.debugDescription): \(error?.message ?? "accepted")")
+        #expect(error.map { TerminalSafeText.isSafe($0.message) } ?? true, "the message repeats no unsafe character")
+    }
+
+    @Test(arguments: ["192.0.2.7", "desk.local", "2001:db8::1", "fe80::1%eth0", "my_host-1", "bücher.example"])
+    func hostsAndAddressesAreAccepted(host: String) throws {
+        let invite = try Invite(parsing: Self.inviteText(host: host))
+        #expect(invite.addresses.map(\.host) == [host])
+    }
+
     @Test func constructionChecksLimits() throws {
         #expect(errorKind { () throws(WireError) in try Self.makeInvite(addresses: []) } == .invalidValue)
         let nine = (1...9).map { InviteAddress(host: "h\($0)", port: 1) }
@@ -137,7 +180,7 @@ import ZRCTestSupport
         #expect(errorKind { () throws(WireError) in try Self.makeInvite(addresses: [.init(host: "h", port: 0)]) } == .invalidValue)
         let longName = String(repeating: "n", count: 256)
         #expect(errorKind { () throws(WireError) in try Self.makeInvite(hostName: longName) } == .invalidValue)
-        let eight = (1...8).map { InviteAddress(host: String(repeating: "x", count: 254) + "\($0)", port: 65535) }
+        let eight = (1...8).map { InviteAddress(host: String(repeating: "x", count: 252) + "\($0)", port: 65535) }
         let largest = try Self.makeInvite(addresses: eight, hostName: String(repeating: "n", count: 255))
         #expect(try Invite(parsing: largest.text) == largest)
     }

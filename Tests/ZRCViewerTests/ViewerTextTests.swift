@@ -40,6 +40,14 @@ import ZRCViewer
         #expect(status.line(width: 120).contains("view only"))
     }
 
+    @Test func peerWordsOnTheStatusLineCannotActOnTheTerminal() {
+        var status = ViewerStatus(host: "desk\u{1B}]0;pwned\u{7}", renderer: "symbols")
+        status.state = .stopped("the host revoked this controller (\u{1B}[2J\u{202E}gotcha)")
+        let line = status.line(width: 200)
+        #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x7 || $0.value == 0x202E }, "\(line.debugDescription)")
+        #expect(line.contains("revoked this controller"))
+    }
+
     @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
     func leavingUndoesEveryModeEnteringSet(pixelMouse: Bool, kittyKeyboard: Bool) throws {
         let modes = TerminalModes(pixelMouse: pixelMouse, kittyKeyboard: kittyKeyboard)

@@ -35,7 +35,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         } else {
             return nil // A bare IPv6 address is ambiguous with a port; require brackets.
         }
-        guard !host.isEmpty, host.count <= 253, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        guard Self.hostProblem(host) == nil else { return nil }
         let port: UInt16
         if let portText {
             guard let value = UInt16(portText), value > 0 || allowingAnyPort else { return nil }
@@ -49,4 +49,21 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Why `host` cannot be a host to dial, or nil when it can: 1…253 UTF-8 bytes of letters,
+    /// digits and `-` `.` `_` (names, IPv4), `:` (IPv6) and `%` (an IPv6 zone). Nothing else — no
+    /// whitespace, no control, format or escape characters — so an address from an invite or a
+    /// file can be shown and dialled as it is. The message never repeats the host itself.
+    public static func hostProblem(_ host: some StringProtocol) -> String? {
+        let length = host.utf8.count
+        guard (1...253).contains(length) else { return "a host must be 1…253 bytes, not \(length)" }
+        for scalar in host.unicodeScalars {
+            let allowed = "-._:%".unicodeScalars.contains(scalar)
+                || scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+            guard allowed, TerminalSafeText.isSafe(String(scalar)) else {
+                return "a host cannot contain U+\(String(scalar.value, radix: 16, uppercase: true))"
+            }
+        }
+        return nil
+    }
 }

@@ -1,7 +1,7 @@
 /// Where the controller can reach the host: a DNS name, IPv4 literal or IPv6 literal (without
 /// brackets), and a TCP port.
 public struct InviteAddress: Sendable, Hashable, CustomStringConvertible {
-    /// 1…255 UTF-8 bytes.
+    /// 1…253 UTF-8 bytes of what a host can be (`HostPort.hostProblem`).
     public var host: String
     /// 1…65535.
     public var port: UInt16
@@ -15,8 +15,7 @@ public struct InviteAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Why this address cannot be dialled, or nil when it is fine.
     func problem() -> String? {
-        let length = host.utf8.count
-        if !(1...255).contains(length) { return "address host must be 1…255 bytes, got \(length)" }
+        if let problem = HostPort.hostProblem(host) { return "an address is not a host name or IP address: \(problem)" }
         if port == 0 { return "address \(host) has port 0" }
         return nil
     }

@@ -68,8 +68,14 @@ enum RandomValues {
     static func frameUpdate(_ rng: inout some RandomNumberGenerator) -> FrameUpdate {
         let screenWidth = UInt32.random(in: 1...4000, using: &rng)
         let screenHeight = UInt32.random(in: 1...3000, using: &rng)
-        let rects = (0..<Int.random(in: 0...5, using: &rng)).map { _ in
-            frameRect(screenWidth: screenWidth, screenHeight: screenHeight, &rng)
+        // Rects together cover at most the screen's area (a rule of the protocol).
+        var rects: [FrameRect] = []
+        var covered = 0
+        for _ in 0..<Int.random(in: 0...5, using: &rng) {
+            let rect = frameRect(screenWidth: screenWidth, screenHeight: screenHeight, &rng)
+            covered += Int(rect.width) * Int(rect.height)
+            guard covered <= Int(screenWidth) * Int(screenHeight) else { break }
+            rects.append(rect)
         }
         return FrameUpdate(
             frameID: int(&rng), captureMicros: int(&rng), encodeDoneMicros: int(&rng), sendMicros: int(&rng),
@@ -113,7 +119,7 @@ enum RandomValues {
         case .pairAccepted: .pairAccepted(hostName: string(&rng))
         case .screenInfo:
             .screenInfo(
-                width: UInt32.random(in: 1...65535, using: &rng), height: UInt32.random(in: 1...65535, using: &rng),
+                width: UInt32.random(in: 1...16384, using: &rng), height: UInt32.random(in: 1...2048, using: &rng),
                 monitorName: string(&rng))
         case .frameUpdate: .frameUpdate(frameUpdate(&rng))
         case .frameAck: .frameAck(frameID: int(&rng), receivedMicros: int(&rng), decodedMicros: int(&rng))
