@@ -85,7 +85,7 @@ struct ControllerDialer: Sendable {
                     guard let buffer = try await iterator.next() else {
                         throw timedOut.isSet
                             ? ControllerError(.handshakeFailed, "the host at \(address) did not complete the handshake within \(handshakeTimeout)")
-                            : ControllerError(.handshakeFailed, "the host at \(address) closed the connection during the handshake")
+                            : Self.closedDuringHandshake(address)
                     }
                     response = try handshake.receive(buffer.readableBytesView)
                 }
@@ -115,9 +115,17 @@ struct ControllerDialer: Sendable {
         } catch let error as ControllerError {
             once.resume(.failure(error))
         } catch {
-            once.resume(.failure(ControllerError(.connectionLost, "connection to \(address) failed: \(error)")))
+            // Before the handshake completed, a reset, a closed channel and an orderly close all
+            // mean the same to the user: the host would not talk to us now.
+            once.resume(.failure(established == nil ? Self.closedDuringHandshake(address)
+                                                    : ControllerError(.connectionLost, "connection to \(address) failed: \(error)")))
         }
         if let established { await established.finished(.connectionLost) }
+    }
+
+    static func closedDuringHandshake(_ address: HostPort) -> ControllerError {
+        ControllerError(.handshakeFailed, "the host at \(address) closed the connection during the handshake "
+            + "(it may be busy, limiting connections, or not accepting this controller); try again in a few seconds")
     }
 
     static func translate(_ error: SessionError, address: HostPort) -> ControllerError {

@@ -5,12 +5,17 @@ import ZRCNetworking
 import ZRCProtocol
 
 /// The host's decision on a controller's handshake: which key material applies, whether the
-/// controller may in, and the reject record when not. Nothing the controller sent is acted on
-/// before message 1 has authenticated it.
+/// controller may in, and the reject record when not. Message 1 authenticates the controller's
+/// static key; what it may do is decided then, but a session is listed, seen and given control
+/// only when its first authenticated transport message arrives (`SessionFlow`), and a pairing
+/// takes its invite only when the invite's secret is proven (`PairingFlow`).
+///
+/// Checks, in order — pair: invite known and usable (4) → message 1 decrypts (1) → payload (6);
+/// session: message 1 decrypts (1) → payload (6) → authorized (2) → timestamp within the host's
+/// clock skew (9) → not a replay (3) → sessions of this controller (10) → policy (5).
 struct Admission {
     let server: HostServer
     let logger: Logger
-    let connectionID: UInt64
 
     func admit(_ initiation: HandshakeInitiation, handshake: HostHandshake,
                outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> AdmittedConnection? {
@@ -24,10 +29,9 @@ struct Admission {
             guard let inviteID = initiation.inviteID else { return try await reject(.malformed, "pairing without an invite ID") }
             let secret: SecretBytes
             do {
-                secret = try await server.reserveInvite(inviteID, connection: connectionID)
+                secret = try await server.inviteSecret(inviteID)
             } catch {
-                return try await reject(error == .inUse ? .inviteBusy : .inviteInvalid,
-                                        "pairing attempt with an invite that cannot be used: \(error)")
+                return try await reject(.inviteInvalid, "pairing attempt with an invite that cannot be used: \(error)")
             }
             let psk = KeyDerivations.pairingPSK(inviteID: inviteID, secret: secret, crypto: server.crypto)
             do {
@@ -35,15 +39,10 @@ struct Admission {
                 let response = try responder.accept(HandshakeResponsePayload(
                     sessionID: 0, granted: [], hostName: server.configuration.hostName))
                 try await outbound.write(ByteBuffer(bytes: response))
-                let flow = PairingFlow(server: server, inviteID: inviteID, connectionID: connectionID,
-                                       controllerKey: responder.controllerKey, logger: logger)
+                let flow = PairingFlow(server: server, inviteID: inviteID, controllerKey: responder.controllerKey, logger: logger)
                 return AdmittedConnection(channel: try responder.establish(), flow: .pairing(flow))
             } catch let error as SessionError {
-                await server.releaseInvite(inviteID, connection: connectionID)
                 if case .rejected(let reason) = error.kind { return try await reject(reason, error.message) }
-                throw error
-            } catch {
-                await server.releaseInvite(inviteID, connection: connectionID)
                 throw error
             }
         case .session:
@@ -60,15 +59,27 @@ struct Admission {
                 return try await reject(.notAuthorized, "controller \(fingerprint) is not authorized (never paired, or revoked)")
             }
             let timestamp = responder.payload.timestampMicros
-            guard try await server.controllers.recordHandshake(publicKey: key, timestampMicros: timestamp, at: Date()) else {
+            let now = server.configuration.unixMicros()
+            let skew = timestamp > now ? timestamp - now : now - timestamp
+            let allowed = ConnectionTimings.micros(server.configuration.maximumClockSkew)
+            guard skew <= allowed else {
+                return try await reject(.clockSkew, "handshake from \(controller.name) is stamped \(skew / 1_000_000) s "
+                    + "\(timestamp > now ? "ahead of" : "behind") this host's clock (at most \(allowed / 1_000_000) s allowed): "
+                    + "a delayed or replayed handshake, or a wrong clock")
+            }
+            guard try await server.controllers.recordHandshake(publicKey: key, timestampMicros: timestamp) else {
                 return try await reject(.replayedHandshake,
                                         "handshake from \(controller.name) was seen before or is too old (a replay, or its clock went back)")
             }
-            let sessionID = await server.reserveSessionID()
             var requestedViewOnly = false
             if case .session(let requested) = responder.payload.purpose { requestedViewOnly = requested.contains(.viewOnly) }
-            guard let granted = await server.admitSession(sessionID, requestedViewOnly: requestedViewOnly) else {
-                return try await reject(.refusedByPolicy, "\(controller.name) refused: another controller is in control (policy: refuse)")
+            let sessionID: UInt64, granted: SessionFlags
+            switch await server.openSession(controller: key, requestedViewOnly: requestedViewOnly) {
+            case .opened(let id, let flags): (sessionID, granted) = (id, flags)
+            case .refused(let reason):
+                return try await reject(reason, reason == .refusedByPolicy
+                    ? "\(controller.name) refused: another controller is in control (policy: refuse)"
+                    : "\(controller.name) refused: it already holds \(server.configuration.admission.maximumSessionsPerController) sessions")
             }
             do {
                 let response = try responder.accept(HandshakeResponsePayload(
@@ -78,8 +89,7 @@ struct Admission {
                                        agent: responder.payload.agent, granted: granted, logger: logger)
                 return AdmittedConnection(channel: try responder.establish(), flow: .session(flow))
             } catch {
-                // Control (if this session took it) must not stay reserved for a failed handshake.
-                await server.unregister(sessionID: sessionID)
+                await server.closeSession(sessionID, controller: key)
                 throw error
             }
         }

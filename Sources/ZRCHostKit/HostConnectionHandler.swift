@@ -4,21 +4,34 @@ import NIOCore
 import ZRCNetworking
 import ZRCProtocol
 
-/// Serves one TCP connection: handshake under a deadline, then pairing or a session.
-/// Every connection that ends early is closed with a logged reason.
+/// Serves one TCP connection: admission, handshake under a deadline, then pairing or a session.
+/// Every connection that ends early is closed with a reason (logged in aggregate when refused).
+///
+/// Admission has two stages (see `AdmissionLedger`): an accepted connection is only counted
+/// against its source until it sends a valid preamble and record header; only then does it take
+/// one of the handshake slots, which are what a flood of idle connections used to exhaust.
 struct HostConnectionHandler: Sendable {
     let server: HostServer
 
+    /// Where this connection stands in admission, so every way out frees exactly what it holds.
+    private enum Stage {
+        case unidentified
+        case handshaking
+        case released
+    }
+
     func serve(_ connection: TCPEndpoint.Connection) async {
-        let remote = connection.channel.remoteAddress?.description ?? "an unknown address"
+        let address = connection.channel.remoteAddress
+        let remote = address?.description ?? "an unknown address"
+        // Limits count per IP address, not per port.
+        let source = address?.ipAddress ?? remote
         var logger = server.logger
         logger[metadataKey: "peer"] = "\(remote)"
-        guard let connectionID = await server.admitHandshake() else {
-            logger.warning("refused connection: too many handshakes in progress")
+        guard await server.connectionOpened(source: source) else {
             try? await connection.channel.close()
             return
         }
-        var finished = false
+        var stage = Stage.unidentified
         do {
             try await connection.executeThenClose { inbound, outbound in
                 var iterator = inbound.makeAsyncIterator()
@@ -33,27 +46,40 @@ struct HostConnectionHandler: Sendable {
                 var initiation: HandshakeInitiation?
                 while initiation == nil {
                     guard let buffer = try await iterator.next() else {
-                        logger.notice(timedOut.isSet
+                        logger.debug(timedOut.isSet
                             ? "closed connection: handshake not completed within \(server.configuration.handshakeTimeout)"
                             : "connection closed by the peer during the handshake")
                         return
                     }
                     initiation = try handshake.receive(buffer.readableBytesView)
+                    if case .unidentified = stage, handshake.isIdentified {
+                        guard await server.connectionIdentified(source: source) else {
+                            stage = .released
+                            // It speaks ZRC, so it can read why: one clear refusal for a real controller.
+                            try? await outbound.write(ByteBuffer(bytes: HostHandshake.rejection(.busy)))
+                            return
+                        }
+                        stage = .handshaking
+                    }
                 }
                 guard let initiation else { return }
-                guard let admitted = try await Admission(server: server, logger: logger, connectionID: connectionID)
+                guard let admitted = try await Admission(server: server, logger: logger)
                     .admit(initiation, handshake: handshake, outbound: outbound)
                 else { return }
                 timer.cancel()
-                await server.handshakeFinished()
-                finished = true
+                await server.handshakeEnded(source: source)
+                stage = .released
                 await admitted.run(inbound: &iterator, outbound: outbound, nioChannel: connection.channel, remote: remote)
             }
         } catch let error as SessionError {
             logger.notice("closed connection: \(error.message)")
         } catch {
-            logger.notice("closed connection: \(error)")
+            logger.debug("closed connection: \(error)")
         }
-        if !finished { await server.handshakeFinished() }
+        switch stage {
+        case .unidentified: await server.connectionClosed(source: source)
+        case .handshaking: await server.handshakeEnded(source: source)
+        case .released: break
+        }
     }
 }

@@ -56,7 +56,7 @@ extension HostServer {
         case .status:
             return .status(ServerStatus(hostName: configuration.hostName, fingerprint: fingerprint,
                                         listening: boundAddress.map { [$0.description] } ?? [],
-                                        liveSessions: sessions.count, openInvites: invites.openCount(now: configuration.unixSeconds())))
+                                        liveSessions: sessions.count, openInvites: invites.openCount(now: configuration.unixSeconds)))
         }
     }
 
@@ -79,7 +79,7 @@ extension HostServer {
         guard advertised.count <= WireLimits.maxInviteAddresses else {
             return .failure(message: "an invite holds at most \(WireLimits.maxInviteAddresses) addresses")
         }
-        let expiresAt = configuration.unixSeconds() + UInt64(lifetimeSeconds)
+        let expiresAt = configuration.unixSeconds + UInt64(lifetimeSeconds)
         do {
             let id = try InviteID(bytes: configuration.randomSecret(InviteID.length).copyBytes())
             let secret = configuration.randomSecret(Invite.secretLength)
@@ -87,7 +87,7 @@ extension HostServer {
                                     addresses: advertised.map { InviteAddress(host: $0.host, port: $0.port) },
                                     hostName: configuration.hostName)
             invites.add(id: id.bytes, secret: secret, expiresAt: expiresAt)
-            logger.info("created an invite valid for \(lifetimeSeconds) s (\(invites.openCount(now: configuration.unixSeconds())) open)")
+            logger.info("created an invite valid for \(lifetimeSeconds) s (\(invites.openCount(now: configuration.unixSeconds)) open)")
             return .invite(InviteSummary(invite: invite.text, hostFingerprint: fingerprint, hostName: configuration.hostName,
                                          addresses: advertised.map(\.description),
                                          expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt))))

@@ -22,10 +22,10 @@ public actor HostServer {
     /// before a revoke must not register afterwards (the check and the registration are separate
     /// actor steps). Cleared when the key pairs again.
     var revokedKeys: Set<NoisePublicKey> = []
-    /// The session in control (input allowed); others are view-only or refused by policy.
-    private var controllingSession: UInt64?
-    private var pendingHandshakes = 0
-    private var nextConnectionID: UInt64 = 1
+    /// Connections, handshake slots, sessions per controller and control.
+    var ledger: AdmissionLedger
+    /// Refused connections, logged in aggregate.
+    private var refusals = RefusalLog()
     /// The address actually bound (the port may have been 0).
     public private(set) var boundAddress: HostPort?
 
@@ -37,6 +37,7 @@ public actor HostServer {
         self.controllers = controllers
         self.logger = logger
         fingerprint = KeyDerivations.fingerprint(of: identity.publicKey, crypto: crypto)
+        ledger = AdmissionLedger(limits: configuration.admission)
     }
 
     /// Serves until cancelled or until binding fails; `onListening` is told the bound address.
@@ -67,6 +68,13 @@ public actor HostServer {
             }
             onListening(bound)
             logger.info("listening on \(bound) — host key fingerprint \(fingerprint)")
+            group.addTask {
+                // Summaries of refused connections come out even when the refusals stop.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .microseconds(Int64(RefusalLog.windowMicros)))
+                    await self.flushRefusals()
+                }
+            }
             try await listener.executeThenClose { connections in
                 for try await connection in connections {
                     group.addTask { await handler.serve(connection) }
@@ -84,37 +92,63 @@ public actor HostServer {
 
     // MARK: Connection bookkeeping (called by HostConnectionHandler)
 
-    /// Admits a new connection into its handshake, or nil when too many are pending.
-    func admitHandshake() -> UInt64? {
-        guard pendingHandshakes < configuration.maximumPendingHandshakes else { return nil }
-        pendingHandshakes += 1
-        defer { nextConnectionID += 1 }
-        return nextConnectionID
+    /// A connection was accepted from `source` (an IP address); false: close it at once.
+    func connectionOpened(source: String) -> Bool {
+        guard let refusal = ledger.connectionOpened(source: source) else { return true }
+        logRefusal(source: source, refusal)
+        return false
     }
 
-    func handshakeFinished() { pendingHandshakes -= 1 }
+    func connectionClosed(source: String) { ledger.connectionClosed(source: source) }
 
-    func reserveInvite(_ id: InviteID, connection: UInt64) throws(InviteRegistry.Refusal) -> SecretBytes {
-        try invites.reserve(id: id.bytes, now: configuration.unixSeconds(), connection: connection)
+    /// The connection proved it speaks ZRC: true gives it a handshake slot.
+    func connectionIdentified(source: String) -> Bool {
+        guard let refusal = ledger.connectionIdentified(source: source, random: Double.random(in: 0..<1)) else { return true }
+        logRefusal(source: source, refusal)
+        return false
     }
 
-    func releaseInvite(_ id: InviteID, connection: UInt64) { invites.release(id: id.bytes, connection: connection) }
+    func handshakeEnded(source: String) { ledger.handshakeEnded(source: source) }
 
-    func burnInvite(_ id: InviteID, connection: UInt64) { invites.burn(id: id.bytes, connection: connection) }
-
-    /// Decides a new session's mode in one actor step, so two controllers arriving together
-    /// cannot both take control. Nil: refused by policy.
-    func admitSession(_ sessionID: UInt64, requestedViewOnly: Bool) -> SessionFlags? {
-        if requestedViewOnly { return .viewOnly }
-        guard controllingSession != nil else {
-            controllingSession = sessionID
-            return []
-        }
-        switch configuration.policy {
-        case .viewOnly: return .viewOnly
-        case .refuse: return nil
+    func logRefusal(source: String, _ reason: some CustomStringConvertible) {
+        for line in refusals.refused(source: source, reason: reason.description, nowMicros: WireClock.monotonicMicros()) {
+            logger.warning("\(line)")
         }
     }
+
+    private func flushRefusals() {
+        for line in refusals.flush(nowMicros: WireClock.monotonicMicros()) { logger.warning("\(line)") }
+    }
+
+    func inviteSecret(_ id: InviteID) throws(InviteRegistry.Refusal) -> SecretBytes {
+        try invites.secret(for: id.bytes, now: configuration.unixSeconds)
+    }
+
+    /// The first attempt to prove the invite's secret takes it.
+    func redeemInvite(_ id: InviteID) throws(InviteRegistry.Refusal) {
+        try invites.redeem(id: id.bytes, now: configuration.unixSeconds)
+    }
+
+    func restoreInvite(_ id: InviteID) { invites.restore(id: id.bytes) }
+
+    /// Reserves a session for `controller` and decides what it may do (control is only claimed
+    /// when its first authenticated message arrives: `claimControl`). The refusal, if any.
+    func openSession(controller: NoisePublicKey, requestedViewOnly: Bool) -> SessionOpening {
+        guard let granted = ledger.grant(requestedViewOnly: requestedViewOnly, policy: configuration.policy) else {
+            return .refused(.refusedByPolicy)
+        }
+        switch ledger.openSession(controller: controller) {
+        case .success(let id): return .opened(id: id, granted: granted)
+        case .failure: return .refused(.tooManySessions)
+        }
+    }
+
+    enum SessionOpening {
+        case opened(id: UInt64, granted: SessionFlags)
+        case refused(HandshakeRejection)
+    }
+
+    func claimControl(session: UInt64) -> Bool { ledger.claimControl(session: session) }
 
     /// Registers a live session; false when its key was revoked since admission.
     func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection,
@@ -127,11 +161,9 @@ public actor HostServer {
 
     func paired(_ key: NoisePublicKey) { revokedKeys.remove(key) }
 
-    /// Also frees control: the next controller to connect may take it.
-    func unregister(sessionID: UInt64) {
+    /// The session ended (or its set-up failed): off the listing, its slot and control freed.
+    func closeSession(_ sessionID: UInt64, controller: NoisePublicKey) {
         sessions.remove(id: sessionID)
-        if controllingSession == sessionID { controllingSession = nil }
+        ledger.closeSession(sessionID, controller: controller)
     }
-
-    func reserveSessionID() -> UInt64 { sessions.makeID() }
 }

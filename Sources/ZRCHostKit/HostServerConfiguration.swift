@@ -17,12 +17,15 @@ public struct HostServerConfiguration: Sendable {
     public var timings: ConnectionTimings
     /// The local control socket for `zrc-host pair`, `controllers`, ….
     public var controlSocket: URL
-    /// Most connections allowed to be in their handshake at once; more are refused at accept.
-    public var maximumPendingHandshakes: Int
+    /// Connection, handshake and per-controller session limits (see `AdmissionLedger`).
+    public var admission: AdmissionLimits
+    /// How far a session handshake's timestamp may be from this host's clock, either way.
+    public var maximumClockSkew: Duration
     /// A source of secret random bytes (invite IDs and secrets).
     public var randomSecret: @Sendable (Int) -> SecretBytes
-    /// Wall-clock Unix seconds, for invite expiry (replaceable in tests).
-    public var unixSeconds: @Sendable () -> UInt64
+    /// Wall-clock Unix microseconds, for invite expiry and handshake freshness (replaceable in tests).
+    public var unixMicros: @Sendable () -> UInt64
+    public var unixSeconds: UInt64 { unixMicros() / 1_000_000 }
     /// The screen and input to share; nil for a host that only pairs and answers pings.
     public var sharing: ScreenSharing?
     /// What a controller gets while another one is in control.
@@ -30,8 +33,9 @@ public struct HostServerConfiguration: Sendable {
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
-                controlSocket: URL, maximumPendingHandshakes: Int = 64, randomSecret: @escaping @Sendable (Int) -> SecretBytes,
-                unixSeconds: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970)) },
+                controlSocket: URL, admission: AdmissionLimits = AdmissionLimits(), maximumClockSkew: Duration = .seconds(120),
+                randomSecret: @escaping @Sendable (Int) -> SecretBytes,
+                unixMicros: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000)) },
                 sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly) {
         self.listen = listen
         self.hostName = hostName
@@ -40,9 +44,10 @@ public struct HostServerConfiguration: Sendable {
         self.handshakeTimeout = handshakeTimeout
         self.timings = timings
         self.controlSocket = controlSocket
-        self.maximumPendingHandshakes = maximumPendingHandshakes
+        self.admission = admission
+        self.maximumClockSkew = maximumClockSkew
         self.randomSecret = randomSecret
-        self.unixSeconds = unixSeconds
+        self.unixMicros = unixMicros
         self.sharing = sharing
         self.policy = policy
     }

@@ -14,16 +14,10 @@ struct LiveSessions {
     }
 
     private var entries: [UInt64: Entry] = [:]
-    private var nextID: UInt64 = 1
 
     var count: Int { entries.count }
 
     var all: [Entry] { Array(entries.values) }
-
-    mutating func makeID() -> UInt64 {
-        defer { nextID += 1 }
-        return nextID
-    }
 
     mutating func add(_ entry: Entry) { entries[entry.id] = entry }
 

@@ -5,8 +5,13 @@ import ZRCFrames
 import ZRCNetworking
 import ZRCProtocol
 
-/// An authenticated controller session: registered for listings and revocation, kept alive by
-/// keepalives, ended by either side.
+/// An authenticated controller session.
+///
+/// Message 1 authenticated the controller's key, but a replayed message 1 does too: a session
+/// only becomes real with the controller's `hello`, its first authenticated transport message,
+/// which must arrive within the handshake timeout. Only then is it listed, marked seen, given
+/// control (if it was granted and nobody took it meanwhile) and streamed to; anything else
+/// first is a protocol error.
 struct SessionFlow: Sendable {
     let server: HostServer
     let sessionID: UInt64
@@ -23,85 +28,157 @@ struct SessionFlow: Sendable {
         var logger = logger
         logger[metadataKey: "controller"] = "\(controllerName)"
         logger[metadataKey: "session"] = "\(sessionID)"
-        logger.notice("session started (\(TerminalSafeText.sanitized(agent)))")
         let sharing = server.configuration.sharing
-        let streamer = StreamerSlot()
+        let runtime = SessionRuntime(viewOnly: granted.contains(.viewOnly))
+        let handshakeTimeout = server.configuration.handshakeTimeout
         let end = await SecureConnectionLoop.run(
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: server.configuration.timings, logger: logger,
             started: { connection in
-                guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
-                                            connection: connection, viewOnly: granted.contains(.viewOnly))
-                else {
-                    await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
-                    return
-                }
                 let capabilities: Capabilities = sharing == nil ? [] : [.jpegRects, .solidRects]
                 try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: capabilities,
                                                   agent: Self.agentString))
+                await runtime.expectHello(within: handshakeTimeout, connection: connection)
             }
-        ) { [logger, granted] message, connection in
+        ) { [logger] message, connection in
+            if case .hello(_, let capabilities, let agent) = message {
+                guard await runtime.helloArrived() else { return }  // a repeated hello changes nothing
+                await begin(connection: connection, capabilities: capabilities, agent: agent, runtime: runtime, logger: logger)
+                return
+            }
+            guard await runtime.isEstablished else {
+                await connection.close(reason: .protocolError, text: "the controller's first message must be hello, not \(message.type)")
+                return
+            }
+            await handle(message, connection: connection, runtime: runtime, logger: logger)
+        }
+        await runtime.stop()
+        await sharing?.source.viewerLeft(ScreenViewer(id: sessionID))
+        // Only the controlling session can have pressed anything; a watcher leaving must not
+        // release the keys the controlling session holds.
+        if await runtime.hasControl { await sharing?.input?.releaseAll() }
+        await server.closeSession(sessionID, controller: controllerKey)
+        logger.notice("session ended: \(end)")
+    }
 
-            switch message {
-            case .hello(_, let capabilities, let agent):
-                logger.debug("controller hello: \(TerminalSafeText.sanitized(agent))")
-                // Frames go only to controllers that can draw them (`zrc-ctl ping` cannot).
-                guard let sharing, capabilities.isSuperset(of: [.jpegRects, .solidRects]) else { return }
-                do {
-                    await streamer.start(try SessionStreamer(viewer: ScreenViewer(id: sessionID), sharing: sharing, connection: connection,
-                                                             logger: logger))
-                } catch {
-                    logger.error("cannot stream the screen: \(error)")
-                    await connection.close(reason: .internalError, text: "the host cannot encode its screen")
-                }
-            case .frameAck(let frameID, _, _):
-                await streamer.acknowledge(frameID)
-            case .input(let event):
-                guard let input = sharing?.input else {
-                    try? await connection.send(.error(code: .unsupported, text: "this host does not accept input"))
+    /// The controller's hello: the session becomes real.
+    private func begin(connection: SecureConnection, capabilities: Capabilities, agent: String, runtime: SessionRuntime,
+                       logger: Logger) async {
+        if !granted.contains(.viewOnly) {
+            if await server.claimControl(session: sessionID) {
+                await runtime.tookControl()
+            } else {
+                // Another controller's hello came first.
+                switch server.configuration.policy {
+                case .refuse:
+                    await connection.close(reason: .policyRefused, text: "another controller took control first")
                     return
+                case .viewOnly:
+                    await runtime.demote()
+                    try? await connection.send(.error(code: .inputRefused,
+                                                      text: "another controller took control first: this session is view-only"))
                 }
-                guard !granted.contains(.viewOnly) else {
-                    try? await connection.send(.error(code: .inputRefused, text: "this session is view-only; input is ignored"))
-                    return
-                }
-                do {
-                    try await input.inject(event)
-                } catch {
-                    logger.warning("input not injected: \(error)")
-                    try? await connection.send(.error(code: .untypeable, text: "the host could not inject that input: \(error)"))
-                }
-            case .pong, .stats:
-                break
-            default:
-                try? await connection.send(.error(code: .unsupported, text: "this host does not handle \(message.type) messages"))
             }
         }
-        await streamer.stop()
-        await sharing?.source.viewerLeft(ScreenViewer(id: sessionID))
-        // Only a controlling session can have pressed anything; a watcher leaving must not
-        // release the keys the controlling session holds.
-        if !granted.contains(.viewOnly) { await sharing?.input?.releaseAll() }
-        await server.unregister(sessionID: sessionID)
-        logger.notice("session ended: \(end)")
+        guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
+                                    connection: connection, viewOnly: await runtime.viewOnly)
+        else {
+            await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
+            return
+        }
+        logger.notice("session started (\(agent))")
+        do {
+            try await server.controllers.markSeen(publicKey: controllerKey, at: Date())
+        } catch {
+            logger.warning("could not record when \(controllerName) was last seen: \(error)")
+        }
+        // Frames go only to controllers that can draw them (`zrc-ctl ping` cannot).
+        guard let sharing = server.configuration.sharing, capabilities.isSuperset(of: [.jpegRects, .solidRects]) else { return }
+        do {
+            await runtime.start(try SessionStreamer(viewer: ScreenViewer(id: sessionID), sharing: sharing, connection: connection,
+                                                    logger: logger))
+        } catch {
+            logger.error("cannot stream the screen: \(error)")
+            await connection.close(reason: .internalError, text: "the host cannot encode its screen")
+        }
+    }
+
+    private func handle(_ message: ZRCMessage, connection: SecureConnection, runtime: SessionRuntime, logger: Logger) async {
+        switch message {
+        case .frameAck(let frameID, _, _):
+            await runtime.acknowledge(frameID)
+        case .input(let event):
+            guard let input = server.configuration.sharing?.input else {
+                try? await connection.send(.error(code: .unsupported, text: "this host does not accept input"))
+                return
+            }
+            guard await !runtime.viewOnly else {
+                try? await connection.send(.error(code: .inputRefused, text: "this session is view-only; input is ignored"))
+                return
+            }
+            do {
+                try await input.inject(event)
+            } catch {
+                logger.warning("input not injected: \(error)")
+                try? await connection.send(.error(code: .untypeable, text: "the host could not inject that input: \(error)"))
+            }
+        case .pong, .stats, .error:
+            break
+        case .hello, .ping, .close, .pairRequest, .pairAccepted, .screenInfo, .frameUpdate, .cursorShape, .cursorPosition:
+            try? await connection.send(.error(code: .unsupported, text: "this host does not handle \(message.type) messages"))
+        }
     }
 }
 
-/// Holds a session's streamer so the message handler can reach it and the end can stop it.
-private actor StreamerSlot {
+/// What one session's flow keeps between messages: whether the hello came, control, and the
+/// streamer, so the message handler can reach them and the end can stop them.
+private actor SessionRuntime {
+    private(set) var viewOnly: Bool
+    private(set) var hasControl = false
+    private(set) var isEstablished = false
+    private var helloDeadline: Task<Void, Never>?
     private var streamer: SessionStreamer?
     private var task: Task<Void, Never>?
 
+    init(viewOnly: Bool) {
+        self.viewOnly = viewOnly
+    }
+
+    /// Closes the connection unless the controller's hello arrives within `timeout`.
+    func expectHello(within timeout: Duration, connection: SecureConnection) {
+        guard !isEstablished else { return }
+        helloDeadline = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            await connection.close(reason: .timeout, text: "no hello within \(timeout) of the handshake")
+        }
+    }
+
+    /// True for the first hello only.
+    func helloArrived() -> Bool {
+        guard !isEstablished else { return false }
+        isEstablished = true
+        helloDeadline?.cancel()
+        helloDeadline = nil
+        return true
+    }
+
+    func tookControl() { hasControl = true }
+
+    func demote() { viewOnly = true }
+
     func start(_ streamer: SessionStreamer) {
-        guard self.streamer == nil else { return }  // a repeated hello starts nothing new
+        guard self.streamer == nil else { return }
         self.streamer = streamer
         task = Task { await streamer.run() }
     }
 
     func acknowledge(_ frameID: UInt64) async { await streamer?.acknowledge(frameID) }
 
-    /// Cancels the streamer and waits for it, so nothing captures for the session after it ended.
+    /// Cancels the streamer and the hello deadline and waits for the streamer, so nothing
+    /// captures for the session after it ended.
     func stop() async {
+        helloDeadline?.cancel()
+        helloDeadline = nil
         let running = task
         task = nil
         streamer = nil

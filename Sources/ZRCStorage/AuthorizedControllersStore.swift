@@ -47,6 +47,8 @@ public actor AuthorizedControllersStore {
         let controller = AuthorizedController(name: unique, publicKey: publicKey, pairedAt: date)
         document.controllers.append(controller)
         try save(document)
+        // A key paired anew starts with a fresh replay history (its file entry starts at 0 too).
+        recentlyAccepted[publicKey] = nil
         return controller
     }
 
@@ -60,13 +62,15 @@ public actor AuthorizedControllersStore {
         }
         let removed = document.controllers.remove(at: index)
         try save(document)
+        recentlyAccepted[removed.publicKey] = nil
         return removed
     }
 
     /// Accepts a handshake timestamp only once, and only if it is newer than the controller's newest
     /// accepted one or within `replayWindowMicros` behind it (replay protection for the first
-    /// handshake message), and records the visit. Returns false for a replay; nothing is written then.
-    public func recordHandshake(publicKey: NoisePublicKey, timestampMicros: UInt64, at date: Date) throws(StorageError) -> Bool {
+    /// handshake message), and persists the newest. Returns false for a replay; nothing is written
+    /// then. (The host also bounds the timestamp against its own clock before asking.)
+    public func recordHandshake(publicKey: NoisePublicKey, timestampMicros: UInt64) throws(StorageError) -> Bool {
         var document = try load()
         guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return false }
         let newest = document.controllers[index].lastHandshakeMicros
@@ -77,15 +81,24 @@ public actor AuthorizedControllersStore {
         guard timestampMicros > newest
             || (history != nil && newest - timestampMicros < Self.replayWindowMicros && !seen.contains(timestampMicros))
         else { return false }
-        // Only what is inside the window needs remembering; the persisted high-water mark covers the rest.
+        // Only what is inside the window needs remembering; the persisted high-water mark covers
+        // the rest. Written so that no remembered value can make the subtraction wrap.
         let highWater = max(newest, timestampMicros)
-        seen = seen.filter { highWater - $0 < Self.replayWindowMicros }
+        seen = seen.filter { $0 <= highWater && highWater - $0 < Self.replayWindowMicros }
         seen.insert(timestampMicros)
-        recentlyAccepted[publicKey] = seen
         document.controllers[index].lastHandshakeMicros = highWater
+        try save(document)
+        // Remembered only once it is on disk: a failed save must not leave memory ahead of the file.
+        recentlyAccepted[publicKey] = seen
+        return true
+    }
+
+    /// Records that the controller was seen (its session's first authenticated message arrived).
+    public func markSeen(publicKey: NoisePublicKey, at date: Date) throws(StorageError) {
+        var document = try load()
+        guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return }
         document.controllers[index].lastSeen = date
         try save(document)
-        return true
     }
 
     private func load() throws(StorageError) -> AuthorizedControllersDocument {

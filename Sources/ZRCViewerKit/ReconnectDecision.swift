@@ -16,6 +16,9 @@ public enum ReconnectDecision: Sendable, Equatable {
         case .connectionLost, .handshakeFailed, .closed, .closedByHost: .retry(reason: "connection failed")
         case .rejected(.refusedByPolicy): .retry(reason: "the host refuses further controllers now")
         case .rejected(.replayedHandshake), .rejected(.inviteBusy): .retry(reason: "handshake refused")
+        case .rejected(.busy): .retry(reason: "the host is busy")
+        case .rejected(.tooManySessions): .retry(reason: "this controller has too many sessions open on the host")
+        case .rejected(.clockSkew): .stop(error.message)
         case .rejected(.hostKeyMismatch), .rejected(.notAuthorized), .rejected(.inviteInvalid), .rejected(.malformed), .wrongPeer,
              .storage, .invalidInvite, .nameInUse:
             .stop(error.message)

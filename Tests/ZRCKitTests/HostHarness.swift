@@ -24,7 +24,7 @@ final class HostHarness: Sendable {
     /// `handshakeTimeout`: generous by default, like the keepalive timings below; the hostile-client
     /// tests pass a short one to see stalled handshakes closed.
     init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(10),
-         sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly) throws {
+         sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits()) throws {
         let crypto = try SodiumCrypto()
         self.crypto = crypto
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
@@ -37,9 +37,9 @@ final class HostHarness: Sendable {
             handshakeTimeout: handshakeTimeout,
             // Generous: the suites run in parallel on 2 cores, and a starved test must not look dead.
             timings: ConnectionTimings(keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10)),
-            controlSocket: directory.appendingPathComponent("run/host.sock"),
+            controlSocket: directory.appendingPathComponent("run/host.sock"), admission: admission,
             randomSecret: { crypto.randomSecret(count: $0) },
-            unixSeconds: { UInt64(Int64(Date().timeIntervalSince1970) + offset.seconds) }, sharing: sharing,
+            unixMicros: { UInt64(Int64(Date().timeIntervalSince1970 * 1_000_000) + offset.seconds * 1_000_000) }, sharing: sharing,
             policy: policy)
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),

@@ -25,7 +25,7 @@ import ZRCStorage
         let directory = try TemporaryDirectory()
         let controllers = AuthorizedControllersStore(file: directory.file("authorized-controllers.json"))
         try await controllers.authorize(name: "laptop", publicKey: publicKey(1), at: Date())
-        _ = try await controllers.recordHandshake(publicKey: publicKey(1), timestampMicros: 1_800_000_000_000_000, at: Date())
+        _ = try await controllers.recordHandshake(publicKey: publicKey(1), timestampMicros: 1_800_000_000_000_000)
         #expect(try schemaAccepts("authorized-controllers", controllers.file))
 
         let hosts = KnownHostsStore(file: directory.file("known-hosts.json"))

@@ -37,21 +37,36 @@ func publicKey(_ fill: UInt8) throws -> NoisePublicKey { try NoisePublicKey(byte
         let base: UInt64 = 1_800_000_000_000_000
         let window = AuthorizedControllersStore.replayWindowMicros
         try await store.authorize(name: "c", publicKey: publicKey(7), at: now)
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base, at: now))
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base, at: now) == false, "a replay")
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 1, at: now),
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base))
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base) == false, "a replay")
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 1),
                 "a command started at the same moment may arrive second")
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 1, at: now) == false)
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - window, at: now) == false,
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 1) == false)
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base - window) == false,
                 "older than the window")
-        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base + 1, at: now))
-        #expect(try await store.recordHandshake(publicKey: publicKey(8), timestampMicros: base, at: now) == false,
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base + 1))
+        #expect(try await store.recordHandshake(publicKey: publicKey(8), timestampMicros: base) == false,
                 "an unknown controller is never accepted")
         let saved = try #require(try await store.controller(withKey: publicKey(7)))
         #expect(saved.lastHandshakeMicros == base + 1)
         // After a restart only the high-water mark is known: anything not newer is refused.
         let restarted = AuthorizedControllersStore(file: directory.file("a.json"))
-        #expect(try await restarted.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 2, at: now) == false)
+        #expect(try await restarted.recordHandshake(publicKey: publicKey(7), timestampMicros: base - 2) == false)
+    }
+
+    /// Revoked and paired again in one run: the old in-memory window must neither crash the host
+    /// (a remembered timestamp above the fresh entry's high-water mark made the subtraction trap)
+    /// nor refuse the new pairing's handshakes.
+    @Test func aKeyRevokedAndPairedAgainStartsAFreshWindow() async throws {
+        let directory = try TemporaryDirectory()
+        let store = AuthorizedControllersStore(file: directory.file("a.json"))
+        let base: UInt64 = 1_800_000_000_000_000
+        try await store.authorize(name: "c", publicKey: publicKey(7), at: Date())
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base + 5_000_000))
+        _ = try await store.revoke(name: "c")
+        try await store.authorize(name: "c", publicKey: publicKey(7), at: Date())
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base))
+        #expect(try await store.recordHandshake(publicKey: publicKey(7), timestampMicros: base + 1))
     }
 
     @Test func knownHostsRoundTripAndReplaceByName() async throws {

@@ -10,6 +10,12 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
     case refusedByPolicy = 5
     case malformed = 6
     case inviteBusy = 7
+    /// The host has too many connections being set up (from this address, or in all).
+    case busy = 8
+    /// `timestampMicros` is further from the host's clock than it allows.
+    case clockSkew = 9
+    /// This controller already holds the most sessions the host allows one controller.
+    case tooManySessions = 10
 
     public var body: [UInt8] { [UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)] }
 
@@ -39,6 +45,13 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
             "another controller is in control of the host, and the host's policy refuses further sessions until it ends"
         case .malformed:
             "the host could not parse our handshake; are both sides running compatible ZRC versions?"
+        case .busy:
+            "the host is busy: too many connections are being set up right now (it may be under a connection flood); try again in a few seconds"
+        case .clockSkew:
+            "the host refused the handshake because this machine's clock differs too much from the host's (2 minutes by default): "
+                + "set both clocks right (NTP) and try again"
+        case .tooManySessions:
+            "this controller already has the most sessions the host allows one controller (4 by default); close one and try again"
         }
     }
 }

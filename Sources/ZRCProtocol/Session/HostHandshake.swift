@@ -16,6 +16,13 @@ public struct HostHandshake: Sendable {
     /// Bytes the host holds for this connection; bounded by one record.
     public var bufferedByteCount: Int { reader.decoder.bufferedByteCount }
 
+    /// Whether the peer has shown it speaks ZRC: a valid preamble and the valid header of its
+    /// first record arrived (the decoder rejects a bad header as soon as its bytes are in). Only
+    /// then does a connection deserve a handshake slot.
+    public var isIdentified: Bool {
+        initiation != nil || reader.preambleComplete && reader.decoder.bufferedByteCount >= Record.headerLength
+    }
+
     /// Feeds received bytes; returns the controller's initiation once it has arrived.
     public mutating func receive(_ bytes: some Collection<UInt8>) throws(SessionError) -> HandshakeInitiation? {
         if let initiation { return initiation }

@@ -37,6 +37,8 @@ struct PeerRecordReader: Sendable {
         preamble = PreambleReader(localRole: localRole)
     }
 
+    var preambleComplete: Bool { preamble.isComplete }
+
     /// Every complete record in what has arrived so far.
     mutating func feed(_ bytes: some Collection<UInt8>) throws(SessionError) -> [Record] {
         var data = Array(bytes)

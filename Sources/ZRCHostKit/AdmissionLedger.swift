@@ -1,0 +1,156 @@
+import ZRCProtocol
+
+/// The host's capacity limits (see `AdmissionLedger`).
+public struct AdmissionLimits: Sendable, Equatable {
+    /// Connections not yet past their preamble, in all and from one source address.
+    public var maximumUnidentifiedConnections = 512
+    public var maximumConnectionsPerSource = 32
+    /// Handshakes in progress (past the preamble), in all and from one source address.
+    public var maximumHandshakes = 64
+    public var maximumHandshakesPerSource = 8
+    /// From this share of `maximumHandshakes` on, new handshakes are dropped at random, with a
+    /// probability rising linearly to 1 at the maximum (random early drop).
+    public var earlyDropThreshold = 0.75
+    /// Sessions (live or being set up) one controller key may hold.
+    public var maximumSessionsPerController = 4
+
+    public init() {}
+}
+
+/// Who may connect, start a handshake or hold a session: the host's defence against connection
+/// floods and against one controller hogging it, as pure bookkeeping (no I/O, no clock; the
+/// caller supplies randomness), so every rule is tested directly.
+///
+/// A connection goes through two stages before it is a session:
+/// 1. **connected** — accepted, nothing proven. Costs a socket and a timer for at most the
+///    handshake timeout. Capped per source address and in all, so idle connections cannot pile up.
+/// 2. **handshaking** — a valid preamble and record header arrived, so it speaks ZRC; it holds one
+///    of the handshake slots the expensive part (X25519, key lookups) needs. Capped per source and
+///    in all, with random early drop as the slots fill, so a flood from one machine cannot keep
+///    every slot taken.
+/// Sessions are capped per controller key, and control (input) goes to one session at a time,
+/// claimed only when the controller's first authenticated message arrives.
+struct AdmissionLedger: Sendable {
+    typealias Limits = AdmissionLimits
+
+    enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        case tooManyConnectionsFromSource
+        case tooManyConnections
+        case tooManyHandshakesFromSource
+        case tooManyHandshakes
+        case earlyDrop
+        case tooManySessions
+
+        var description: String {
+            switch self {
+            case .tooManyConnectionsFromSource: "too many unidentified connections from this address"
+            case .tooManyConnections: "too many unidentified connections"
+            case .tooManyHandshakesFromSource: "too many handshakes in progress from this address"
+            case .tooManyHandshakes: "too many handshakes in progress"
+            case .earlyDrop: "handshake slots nearly full (random early drop)"
+            case .tooManySessions: "this controller already has the most sessions allowed"
+            }
+        }
+    }
+
+    let limits: Limits
+    private var connectionsBySource: [String: Int] = [:]
+    private var handshakesBySource: [String: Int] = [:]
+    private(set) var unidentifiedConnections = 0
+    private(set) var handshakes = 0
+    private var sessionsByController: [NoisePublicKey: Set<UInt64>] = [:]
+    private var nextSessionID: UInt64 = 1
+    /// The session in control (input allowed).
+    private(set) var controllingSession: UInt64?
+
+    init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    // MARK: Connections and handshakes
+
+    /// A connection was accepted from `source`; nil admits it (pair with `connectionIdentified`
+    /// or `connectionClosed`).
+    mutating func connectionOpened(source: String) -> Refusal? {
+        if connectionsBySource[source, default: 0] >= limits.maximumConnectionsPerSource { return .tooManyConnectionsFromSource }
+        if unidentifiedConnections >= limits.maximumUnidentifiedConnections { return .tooManyConnections }
+        connectionsBySource[source, default: 0] += 1
+        unidentifiedConnections += 1
+        return nil
+    }
+
+    /// An admitted connection went away before it was identified.
+    mutating func connectionClosed(source: String) {
+        decrement(&connectionsBySource, source)
+        unidentifiedConnections -= 1
+    }
+
+    /// An admitted connection sent a valid preamble and record header: it leaves the
+    /// unidentified pool and asks for a handshake slot. `random` is uniform in 0..<1. Nil grants
+    /// the slot (pair with `handshakeEnded`); either way the connection is no longer unidentified.
+    mutating func connectionIdentified(source: String, random: Double) -> Refusal? {
+        connectionClosed(source: source)
+        if handshakesBySource[source, default: 0] >= limits.maximumHandshakesPerSource { return .tooManyHandshakesFromSource }
+        if handshakes >= limits.maximumHandshakes { return .tooManyHandshakes }
+        let threshold = Double(limits.maximumHandshakes) * limits.earlyDropThreshold
+        if Double(handshakes) >= threshold {
+            let dropProbability = (Double(handshakes) - threshold + 1) / (Double(limits.maximumHandshakes) - threshold + 1)
+            if random < dropProbability { return .earlyDrop }
+        }
+        handshakesBySource[source, default: 0] += 1
+        handshakes += 1
+        return nil
+    }
+
+    /// A handshake that held a slot finished (either way).
+    mutating func handshakeEnded(source: String) {
+        decrement(&handshakesBySource, source)
+        handshakes -= 1
+    }
+
+    // MARK: Sessions
+
+    /// Reserves a session for `controller`, or refuses when it holds the most allowed already.
+    mutating func openSession(controller: NoisePublicKey) -> Result<UInt64, Refusal> {
+        var held = sessionsByController[controller, default: []]
+        guard held.count < limits.maximumSessionsPerController else { return .failure(.tooManySessions) }
+        let id = nextSessionID
+        nextSessionID += 1
+        held.insert(id)
+        sessionsByController[controller] = held
+        return .success(id)
+    }
+
+    /// What a new session may do, decided from the current state but not yet taken: control
+    /// when nobody has it (claimed later with `claimControl`), else what the policy says; nil:
+    /// refused by policy.
+    func grant(requestedViewOnly: Bool, policy: SessionPolicy) -> SessionFlags? {
+        if requestedViewOnly || controllingSession == nil { return requestedViewOnly ? .viewOnly : [] }
+        switch policy {
+        case .viewOnly: return .viewOnly
+        case .refuse: return nil
+        }
+    }
+
+    /// The session's controller proved itself (its first authenticated message): it takes
+    /// control if nobody has it. False when another session took control meanwhile.
+    mutating func claimControl(session: UInt64) -> Bool {
+        guard controllingSession == nil || controllingSession == session else { return false }
+        controllingSession = session
+        return true
+    }
+
+    /// The session ended (or its set-up failed): its slot and, if it had it, control are free.
+    mutating func closeSession(_ id: UInt64, controller: NoisePublicKey) {
+        sessionsByController[controller]?.remove(id)
+        if sessionsByController[controller]?.isEmpty == true { sessionsByController[controller] = nil }
+        if controllingSession == id { controllingSession = nil }
+    }
+
+    func sessionCount(controller: NoisePublicKey) -> Int { sessionsByController[controller]?.count ?? 0 }
+
+    private func decrement(_ counts: inout [String: Int], _ key: String) {
+        let left = counts[key, default: 0] - 1
+        counts[key] = left > 0 ? left : nil
+    }
+}

@@ -1,0 +1,121 @@
+import PropertyBased
+import Testing
+import ZRCProtocol
+@testable import ZRCHostKit
+
+/// The host's capacity rules, directly: idle connections never take handshake slots, one source
+/// cannot take them all, random early drop as they fill, sessions per controller, control.
+@Suite struct AdmissionLedgerTests {
+    static func key(_ fill: UInt8) -> NoisePublicKey { try! NoisePublicKey(bytes: [UInt8](repeating: fill, count: 32)) }
+
+    @Test func idleConnectionsAreCappedPerSourceAndNeverTakeHandshakeSlots() {
+        var ledger = AdmissionLedger()
+        for _ in 0..<32 {
+            let opened = ledger.connectionOpened(source: "192.0.2.7")
+            #expect(opened == nil)
+        }
+        let result1 = ledger.connectionOpened(source: "192.0.2.7")
+        #expect(result1 == .tooManyConnectionsFromSource)
+        #expect(ledger.handshakes == 0, "connected but silent: no slot")
+        let result2 = ledger.connectionOpened(source: "198.51.100.1")
+        #expect(result2 == nil, "another source is unaffected")
+        let result3 = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
+        #expect(result3 == nil)
+        #expect(ledger.handshakes == 1)
+        ledger.connectionClosed(source: "192.0.2.7")
+        let result4 = ledger.connectionOpened(source: "192.0.2.7")
+        #expect(result4 == nil, "a closed one frees its place")
+    }
+
+    @Test func oneSourceGetsAtMostItsShareOfHandshakeSlots() {
+        var ledger = AdmissionLedger()
+        var granted = 0
+        for _ in 0..<20 {
+            _ = ledger.connectionOpened(source: "192.0.2.7")
+            if ledger.connectionIdentified(source: "192.0.2.7", random: 0.99) == nil { granted += 1 }
+        }
+        #expect(granted == 8)
+        #expect(ledger.unidentifiedConnections == 0, "identified connections leave the unidentified pool either way")
+        _ = ledger.connectionOpened(source: "198.51.100.1")
+        let result5 = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
+        #expect(result5 == nil)
+        ledger.handshakeEnded(source: "192.0.2.7")
+        _ = ledger.connectionOpened(source: "192.0.2.7")
+        let result6 = ledger.connectionIdentified(source: "192.0.2.7", random: 0.99)
+        #expect(result6 == nil, "a finished handshake frees its slot")
+    }
+
+    @Test func slotsFillWithRandomEarlyDropAndNeverOverflow() async {
+        await propertyCheck(count: 200, input: Gen.double(in: 0..<1).array(of: 1...400)) { randoms in
+            var ledger = AdmissionLedger()
+            var drops = 0
+            for (index, random) in randoms.enumerated() {
+                let source = "10.0.\(index / 250).\(index % 250)"
+                _ = ledger.connectionOpened(source: source)
+                switch ledger.connectionIdentified(source: source, random: random) {
+                case nil: break
+                case .earlyDrop:
+                    drops += 1
+                    #expect(Double(ledger.handshakes) >= 48, "early drop only from 75% full")
+                case .tooManyHandshakes: #expect(ledger.handshakes == 64)
+                case let other: Issue.record("unexpected \(String(describing: other))")
+                }
+                #expect(ledger.handshakes <= 64)
+            }
+            if randoms.count < 48 { #expect(drops == 0) }
+        }
+    }
+
+    @Test func aControllerHoldsAtMostFourSessions() throws {
+        var ledger = AdmissionLedger()
+        let ids = try (0..<4).map { _ in try ledger.openSession(controller: Self.key(1)).get() }
+        let fifth = ledger.openSession(controller: Self.key(1))
+        #expect(throws: AdmissionLedger.Refusal.tooManySessions) { try fifth.get() }
+        let other = ledger.openSession(controller: Self.key(2))
+        #expect((try? other.get()) != nil, "other controllers are unaffected")
+        ledger.closeSession(ids[0], controller: Self.key(1))
+        let again = ledger.openSession(controller: Self.key(1))
+        #expect((try? again.get()) != nil)
+    }
+
+    @Test func controlIsClaimedByTheFirstHelloNotTheFirstHandshake() {
+        var ledger = AdmissionLedger()
+        #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == [], "nobody in control: control is offered")
+        #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == [], "offered again: nothing was taken yet")
+        let result7 = ledger.claimControl(session: 2)
+        #expect(result7)
+        let later = ledger.claimControl(session: 1)
+        #expect(!later, "the later hello finds control taken")
+        #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == .viewOnly)
+        #expect(ledger.grant(requestedViewOnly: false, policy: .refuse) == nil)
+        #expect(ledger.grant(requestedViewOnly: true, policy: .refuse) == .viewOnly)
+        ledger.closeSession(2, controller: Self.key(1))
+        #expect(ledger.controllingSession == nil)
+    }
+
+    @Test func refusalsAreLoggedOnceThenSummarised() {
+        var log = RefusalLog()
+        let second: UInt64 = 1_000_000
+        let result8 = log.refused(source: "192.0.2.7", reason: "too many", nowMicros: 0)
+        #expect(result8 == ["refused a connection from 192.0.2.7: too many"])
+        for step in 1...8380 {
+            let lines = log.refused(source: "192.0.2.7", reason: "too many", nowMicros: UInt64(step))
+            #expect(lines.isEmpty)
+        }
+        let result9 = log.flush(nowMicros: 29 * second)
+        #expect(result9.isEmpty)
+        let result10 = log.flush(nowMicros: 30 * second)
+        #expect(result10 == ["refused 8380 more connections from 192.0.2.7 in the last 30 s: too many"])
+        let result11 = log.flush(nowMicros: 90 * second)
+        #expect(result11.isEmpty)
+    }
+
+    @Test func refusalLogMemoryIsBoundedAcrossManySources() {
+        var log = RefusalLog()
+        var lines = 0
+        for index in 0..<5000 { lines += log.refused(source: "10.\(index / 65536).\(index / 256 % 256).\(index % 256)", reason: "r", nowMicros: 1).count }
+        #expect(lines == RefusalLog.maximumSources + 1, "one line per source up to the cap, then one for the rest")
+        let result12 = log.flush(nowMicros: RefusalLog.windowMicros + 1)
+        #expect(result12.count == 1, "the rest summarised together")
+    }
+}
