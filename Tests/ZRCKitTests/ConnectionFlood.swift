@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import ZRCProtocol
+
+/// An attacker that keeps many stalled connections open to a host, from its own loopback source
+/// address (so per-source limits apply to it, not to the test's real controller on 127.0.0.1):
+/// `idle` connections that send nothing, and `identified` ones that send a valid preamble and the
+/// header of a handshake record, then stall. Whenever the host closes one, it opens another.
+/// Runs on a thread of its own (blocking sockets must not sit on Swift's cooperative pool), is
+/// bounded in time and in connections, and stops itself.
+final class ConnectionFlood: Sendable {
+    struct Counts: Sendable {
+        var opened = 0
+        var closedByHost = 0
+        var peakOpen = 0
+    }
+
+    private let state = Mutex<(stop: Bool, counts: Counts, finished: Bool)>((false, Counts(), false))
+    private let port: UInt16
+    private let source: String
+    private let idle: Int
+    private let identified: Int
+    private let duration: Duration
+
+    init(port: UInt16, source: String = "127.0.0.2", idle: Int = 100, identified: Int = 20, duration: Duration = .seconds(30)) {
+        self.port = port
+        self.source = source
+        self.idle = idle
+        self.identified = identified
+        self.duration = duration
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            state.withLock { $0.finished = true }
+        }
+        thread.start()
+    }
+
+    var counts: Counts { state.withLock { $0.counts } }
+
+    /// Asks the flood to stop and waits (bounded) until its sockets are closed.
+    func stop() async {
+        state.withLock { $0.stop = true }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !state.withLock({ $0.finished }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private func run() {
+        let deadline = ContinuousClock.now + duration
+        var open: [(fd: Int32, identified: Bool)] = []
+        defer { for connection in open { close(connection.fd) } }
+        // The header of a 100-byte handshake record whose body never comes.
+        let stalledHandshake = Preamble.encode() + [0x01, 0, 0, 0, 100]
+        while !state.withLock({ $0.stop }), ContinuousClock.now < deadline, state.withLock({ $0.counts.opened }) < 50_000 {
+            while open.count < idle + identified {
+                let wantsIdentified = open.count(where: { $0.identified }) < identified
+                guard let fd = connect() else { break }
+                if wantsIdentified { _ = stalledHandshake.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+                open.append((fd, wantsIdentified))
+                state.withLock {
+                    $0.counts.opened += 1
+                    $0.counts.peakOpen = max($0.counts.peakOpen, open.count)
+                }
+            }
+            var polls = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            guard poll(&polls, nfds_t(polls.count), 100) >= 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            var closed: Set<Int32> = []
+            for entry in polls where entry.revents != 0 {
+                let count = read(entry.fd, &buffer, buffer.count)
+                if count <= 0 {
+                    close(entry.fd)
+                    closed.insert(entry.fd)
+                }
+            }
+            if !closed.isEmpty {
+                open.removeAll { closed.contains($0.fd) }
+                state.withLock { $0.counts.closedByHost += closed.count }
+            }
+        }
+    }
+
+    /// A blocking TCP connect from `source` to 127.0.0.1:`port`; nil if the kernel refuses.
+    private func connect() -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let ok = withUnsafePointer(to: &local) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        } && withUnsafePointer(to: &remote) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard ok else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+}

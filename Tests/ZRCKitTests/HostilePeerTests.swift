@@ -1,0 +1,121 @@
+import Foundation
+import NIOCore
+import Testing
+import ZRCControllerKit
+import ZRCHostKit
+import ZRCNetworking
+import ZRCProtocol
+
+/// Unauthenticated and hostile peers must not deny or steal service: connection floods, held-back
+/// first messages, wrong clocks, one controller hogging sessions.
+@Suite struct HostilePeerTests {
+    /// 30 s of 120 stalled connections (100 silent, 20 that send a preamble and a record header
+    /// and stall) from another address, while a paired controller connects again and again.
+    @Test func aPairedControllerConnectsEveryTimeDuringAFloodOfStalledConnections() async throws {
+        let screen = FakeScreen(width: 320, height: 200)
+        let harness = try HostHarness(handshakeTimeout: .seconds(5),
+                                      sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
+        let address = try await harness.start()
+        let (controller, _) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+
+        let flood = ConnectionFlood(port: address.port, idle: 100, identified: 20, duration: .seconds(40))
+        flood.start()
+        let clock = ContinuousClock()
+        let floodDeadline = clock.now + .seconds(20)
+        while flood.counts.peakOpen < 100, clock.now < floodDeadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(flood.counts.peakOpen >= 100, "the flood keeps 100+ connections open: \(flood.counts)")
+
+        var attempts = 0
+        var failures: [String] = []
+        let end = clock.now + .seconds(30)
+        while clock.now < end {
+            attempts += 1
+            do {
+                let session = try await controller.connect(to: "desk")
+                _ = try await session.ping()
+                // Every other attempt is a viewer: it must get the screen, too.
+                if attempts % 2 == 0 {
+                    let frameDeadline = clock.now + .seconds(10)
+                    while await session.pollFrame() == nil, clock.now < frameDeadline { try await Task.sleep(for: .milliseconds(10)) }
+                    if await session.pollFrame() == nil { failures.append("attempt \(attempts): no frame") }
+                }
+                await session.close()
+            } catch {
+                failures.append("attempt \(attempts): \(error)")
+            }
+        }
+        let counts = flood.counts
+        await flood.stop()
+        await harness.stop()
+        #expect(failures.isEmpty, "\(failures.count) of \(attempts) attempts failed: \(failures.prefix(3))")
+        #expect(attempts >= 10)
+        // Refusals are logged per source and reason, not per connection.
+        let refusalLines = harness.log.all.filter { $0.contains("refused") && $0.contains("127.0.0.2") }
+        #expect(refusalLines.count < 20, "\(refusalLines.count) refusal lines for \(counts.opened) flood connections")
+    }
+
+    /// A first message captured on the way and delivered later (never the genuine one): fresh
+    /// enough to pass the clock and replay checks, but its sender cannot complete the session.
+    /// It is never listed, never marks the controller seen, and goes at the handshake timeout.
+    @Test func aHeldBackFirstMessageOpensNoListedSessionAndGoesAtTheHandshakeTimeout() async throws {
+        let harness = try HostHarness(handshakeTimeout: .seconds(2))
+        let address = try await harness.start()
+        let (controller, identity) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        let seenBefore = try #require(try await harness.server.controllers.controller(withKey: identity.publicKey)).lastSeen
+
+        let held = try ControllerHandshake(
+            purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
+            timestampMicros: WireClock.unixMicros(), agent: "held back", crypto: harness.crypto)
+        async let reply = RawClient.exchange(held.firstFlight, with: address, timeout: .seconds(30))
+        #expect(await harness.log.waitFor("no hello within"), "closed for want of a hello")
+        let bytes = try await reply
+        #expect(bytes.count > Preamble.length && bytes[Preamble.length] == 0x01, "the host answered message 2")
+        guard case .sessions(let listed) = try await harness.request(.listSessions) else { throw HarnessError("no listing") }
+        #expect(listed.isEmpty, "never listed")
+        let seenAfter = try #require(try await harness.server.controllers.controller(withKey: identity.publicKey)).lastSeen
+        #expect(seenAfter == seenBefore, "never marked seen")
+        #expect(!harness.log.contains("session started"))
+        await harness.stop()
+    }
+
+    @Test(arguments: [Int64(-180), 180, -3600])
+    func aHandshakeStampedFarFromTheHostsClockIsRefused(hostClockOffset: Int64) async throws {
+        let harness = try HostHarness()
+        _ = try await harness.start()
+        let (controller, _) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        harness.clock.advance(by: hostClockOffset)
+        let error = await #expect(throws: ControllerError.self) { try await controller.connect(to: "desk") }
+        #expect(error?.kind == .rejected(.clockSkew), "\(String(describing: error))")
+        #expect(error?.message.contains("clock") == true)
+        harness.clock.advance(by: 60)  // within two minutes: fine
+        let session = try await controller.connect(to: "desk")
+        await session.close()
+        await harness.stop()
+    }
+
+    @Test func oneControllerHoldsAtMostFourSessions() async throws {
+        let harness = try HostHarness()
+        _ = try await harness.start()
+        let (controller, _) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        var sessions: [ControllerSession] = []
+        for _ in 0..<4 { sessions.append(try await controller.connect(to: "desk")) }
+        let error = await #expect(throws: ControllerError.self) { try await controller.connect(to: "desk") }
+        #expect(error?.kind == .rejected(.tooManySessions))
+        await sessions.removeFirst().close()
+        // The host frees the slot once it has seen the session end.
+        let deadline = ContinuousClock.now + .seconds(15)
+        var fifth: ControllerSession?
+        while fifth == nil, ContinuousClock.now < deadline {
+            fifth = try? await controller.connect(to: "desk")
+            if fifth == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(fifth != nil, "a closed session frees its slot")
+        await fifth?.close()
+        for session in sessions { await session.close() }
+        await harness.stop()
+    }
+}
