@@ -104,28 +104,39 @@ struct SessionFlow: Sendable {
     }
 
     private func handle(_ message: ZRCMessage, connection: SecureConnection, runtime: SessionRuntime, logger: Logger) async {
+        /// Notices are replies: a flood of messages that each earn one gets a bounded number.
+        func notify(_ code: NoticeCode, _ text: String) async {
+            guard await runtime.mayNotify() else { return }
+            try? await connection.send(.error(code: code, text: text))
+        }
         switch message {
         case .frameAck(let frameID, _, _):
             await runtime.acknowledge(frameID)
         case .input(let event):
             guard let input = server.configuration.sharing?.input else {
-                try? await connection.send(.error(code: .unsupported, text: "this host does not accept input"))
+                await notify(.unsupported, "this host does not accept input")
                 return
             }
             guard await !runtime.viewOnly else {
-                try? await connection.send(.error(code: .inputRefused, text: "this session is view-only; input is ignored"))
+                await notify(.inputRefused, "this session is view-only; input is ignored")
+                return
+            }
+            // Every event is work on the shared X connection: a flood must not starve the
+            // other sessions' capture. Far above what hands produce.
+            guard await runtime.mayInject() else {
+                await notify(.overloaded, "input arrives faster than \(Int(SessionRuntime.inputPerSecond)) events/s; the excess is dropped")
                 return
             }
             do {
                 try await input.inject(event)
             } catch {
                 logger.warning("input not injected: \(error)")
-                try? await connection.send(.error(code: .untypeable, text: "the host could not inject that input: \(error)"))
+                await notify(.untypeable, "the host could not inject that input: \(error)")
             }
         case .pong, .stats, .error:
             break
         case .hello, .ping, .close, .pairRequest, .pairAccepted, .screenInfo, .frameUpdate, .cursorShape, .cursorPosition:
-            try? await connection.send(.error(code: .unsupported, text: "this host does not handle \(message.type) messages"))
+            await notify(.unsupported, "this host does not handle \(message.type) messages")
         }
     }
 }
@@ -139,6 +150,9 @@ private actor SessionRuntime {
     private var helloDeadline: Task<Void, Never>?
     private var streamer: SessionStreamer?
     private var task: Task<Void, Never>?
+    static let inputPerSecond = 2000.0
+    private var inputBudget = RequestBudget(perSecond: inputPerSecond, burst: 2 * inputPerSecond)
+    private var noticeBudget = RequestBudget(perSecond: 20, burst: 40)
 
     init(viewOnly: Bool) {
         self.viewOnly = viewOnly
@@ -163,6 +177,10 @@ private actor SessionRuntime {
     }
 
     func tookControl() { hasControl = true }
+
+    func mayInject() -> Bool { inputBudget.allow(nowMicros: WireClock.monotonicMicros()) }
+
+    func mayNotify() -> Bool { noticeBudget.allow(nowMicros: WireClock.monotonicMicros()) }
 
     func demote() { viewOnly = true }
 

@@ -25,8 +25,14 @@ public actor SecureConnection {
     public var roundTripMicros: UInt64? { liveness.roundTripMicros }
     private var closing = false
     /// Bytes sealed but not yet written: a peer that stops reading must not make this grow forever.
+    /// Frames are latest-wins with at most two in flight, so the queue only ever holds those and a
+    /// few small replies: 16 MiB is room for two very large frames, and a peer that lets more pile
+    /// up has stopped reading.
     private var queuedBytes = 0
-    public static let maximumQueuedBytes = 64 << 20
+    public static let maximumQueuedBytes = 16 << 20
+    /// Replies a peer can make this side send (pongs): bounded, so a flood of pings from a peer
+    /// that never reads costs neither memory nor the other connections' time.
+    private var replyBudget = RequestBudget(perSecond: 100, burst: 200)
     /// Why the connection ended, as seen from this side; set once.
     public private(set) var endReason: ConnectionEnd?
 
@@ -76,6 +82,15 @@ public actor SecureConnection {
     }
 
     func didWrite(_ count: Int) { queuedBytes -= count }
+
+    /// Whether a reply to the peer's request may go now; a flood's excess is dropped unanswered.
+    func mayReply() -> Bool {
+        let allowed = replyBudget.allow(nowMicros: WireClock.monotonicMicros())
+        if !allowed, replyBudget.refused == 1 {
+            logger.warning("the peer sends requests faster than \(Int(replyBudget.perSecond))/s; ignoring the excess")
+        }
+        return allowed
+    }
 
     /// A pong to one of our keepalive pings (sent with the monotonic clock) gives the round trip.
     func pongArrived(pingSentAtMicros: UInt64) {

@@ -49,7 +49,8 @@ public enum SecureConnectionLoop {
                         guard await connection.isOpen else { break reading }
                         switch message {
                         case .ping(let id, let sentAt):
-                            try? await connection.send(.pong(id: id, pingSentAtMicros: sentAt, receivedAtMicros: WireClock.unixMicros()))
+                            guard await connection.mayReply() else { continue }
+                            try? await connection.send(.pong(id: id, pingSentAtMicros: sentAt, receivedAtMicros: WireClock.monotonicMicros()))
                         case .pong(_, let pingSentAt, _):
                             await connection.pongArrived(pingSentAtMicros: pingSentAt)
                             await handle(message, connection)
