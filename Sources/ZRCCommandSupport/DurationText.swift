@@ -1,16 +1,35 @@
 import Foundation
 
-/// Durations as people type them: `90`, `90s`, `10m`, `1h`.
+/// Durations as people type them: `90`, `90s`, `0.2s`, `200ms`, `1.5m`, `10min`, `1h`. A bare
+/// number is seconds. Negative, non-numeric, unknown units and absurd sizes (over 100 days) are
+/// not durations.
 public enum DurationText {
-    public static func seconds(_ text: String) -> Int? {
+    static let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("min", 60), ("s", 1), ("m", 60), ("h", 3600)]
+    static let maximumSeconds = 100.0 * 86_400
+
+    public static func duration(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(String, Int)] = [("h", 3600), ("m", 60), ("s", 1)]
-        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
-            guard let value = Int(trimmed.dropLast(suffix.count)), value >= 0 else { return nil }
-            let (product, overflow) = value.multipliedReportingOverflow(by: factor)
-            return overflow ? nil : product
+        var number = Substring(trimmed)
+        var factor = 1.0
+        if let unit = units.first(where: { trimmed.hasSuffix($0.suffix) }) {
+            number = trimmed.dropLast(unit.suffix.count)
+            factor = unit.seconds
         }
-        return Int(trimmed).flatMap { $0 >= 0 ? $0 : nil }
+        number = number.drop { $0 == " " }
+        while number.last == " " { number = number.dropLast() }
+        // Digits with at most one decimal point; nothing else (no sign, exponent, inf or nan).
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              number.filter({ $0 == "." }).count <= 1, number != ".", let value = Double(number) else { return nil }
+        let seconds = value * factor
+        guard seconds.isFinite, seconds <= maximumSeconds else { return nil }
+        return .microseconds(Int64((seconds * 1_000_000).rounded()))
+    }
+
+    /// Whole seconds (for settings kept in seconds, such as an invite's lifetime); nil for a
+    /// duration that is not a whole number of seconds.
+    public static func seconds(_ text: String) -> Int? {
+        guard let duration = duration(text), duration.components.attoseconds == 0 else { return nil }
+        return Int(duration.components.seconds)
     }
 
     public static func describe(seconds: Int) -> String {

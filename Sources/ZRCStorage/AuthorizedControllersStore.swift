@@ -31,37 +31,38 @@ public actor AuthorizedControllersStore {
     /// key gets a numeric suffix so both stay addressable.
     @discardableResult
     public func authorize(name: String, publicKey: NoisePublicKey, at date: Date) throws(StorageError) -> AuthorizedController {
-        var document = try load()
-        if let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) {
-            document.controllers[index].lastSeen = date
-            try save(document)
-            return document.controllers[index]
+        let (controller, isNew) = try update { (document) throws(StorageError) in
+            if let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) {
+                document.controllers[index].lastSeen = date
+                return (document.controllers[index], false)
+            }
+            let taken = Set(document.controllers.map(\.name))
+            var unique = name
+            var suffix = 2
+            while taken.contains(unique) {
+                unique = "\(name.prefix(60))-\(suffix)"
+                suffix += 1
+            }
+            let controller = AuthorizedController(name: unique, publicKey: publicKey, pairedAt: date)
+            document.controllers.append(controller)
+            return (controller, true)
         }
-        let taken = Set(document.controllers.map(\.name))
-        var unique = name
-        var suffix = 2
-        while taken.contains(unique) {
-            unique = "\(name.prefix(60))-\(suffix)"
-            suffix += 1
-        }
-        let controller = AuthorizedController(name: unique, publicKey: publicKey, pairedAt: date)
-        document.controllers.append(controller)
-        try save(document)
         // A key paired anew starts with a fresh replay history (its file entry starts at 0 too).
-        recentlyAccepted[publicKey] = nil
+        if isNew { recentlyAccepted[publicKey] = nil }
         return controller
     }
 
     /// Removes a controller by its name.
     public func revoke(name: String) throws(StorageError) -> AuthorizedController {
-        var document = try load()
-        guard let index = document.controllers.firstIndex(where: { $0.name == name }) else {
-            let known = document.controllers.map(\.name).joined(separator: ", ")
-            throw StorageError(.notFound, path: file.path,
-                               reason: "no controller named `\(name)`" + (known.isEmpty ? "" : " (known: \(known))"))
+        let file = file
+        let removed = try update { (document) throws(StorageError) in
+            guard let index = document.controllers.firstIndex(where: { $0.name == name }) else {
+                let known = document.controllers.map(\.name).joined(separator: ", ")
+                throw StorageError(.notFound, path: file.path,
+                                   reason: "no controller named `\(name)`" + (known.isEmpty ? "" : " (known: \(known))"))
+            }
+            return document.controllers.remove(at: index)
         }
-        let removed = document.controllers.remove(at: index)
-        try save(document)
         recentlyAccepted[removed.publicKey] = nil
         return removed
     }
@@ -71,41 +72,44 @@ public actor AuthorizedControllersStore {
     /// handshake message), and persists the newest. Returns false for a replay; nothing is written
     /// then. (The host also bounds the timestamp against its own clock before asking.)
     public func recordHandshake(publicKey: NoisePublicKey, timestampMicros: UInt64) throws(StorageError) -> Bool {
-        var document = try load()
-        guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return false }
-        let newest = document.controllers[index].lastHandshakeMicros
         // The window needs the in-memory record of what it accepted; without one (after a restart)
         // only strictly newer timestamps are safe.
         let history = recentlyAccepted[publicKey]
-        var seen = history ?? []
-        guard timestampMicros > newest
-            || (history != nil && newest - timestampMicros < Self.replayWindowMicros && !seen.contains(timestampMicros))
-        else { return false }
-        // Only what is inside the window needs remembering; the persisted high-water mark covers
-        // the rest. Written so that no remembered value can make the subtraction wrap.
-        let highWater = max(newest, timestampMicros)
-        seen = seen.filter { $0 <= highWater && highWater - $0 < Self.replayWindowMicros }
-        seen.insert(timestampMicros)
-        document.controllers[index].lastHandshakeMicros = highWater
-        try save(document)
+        let window = Self.replayWindowMicros
+        let seen = try update { (document) throws(StorageError) -> Set<UInt64>? in
+            guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return nil }
+            let newest = document.controllers[index].lastHandshakeMicros
+            guard timestampMicros > newest
+                || (history.map { newest - timestampMicros < window && !$0.contains(timestampMicros) } ?? false)
+            else { return nil }
+            // Only what is inside the window needs remembering; the persisted high-water mark
+            // covers the rest. Written so that no remembered value can make the subtraction wrap.
+            let highWater = max(newest, timestampMicros)
+            var seen = (history ?? []).filter { $0 <= highWater && highWater - $0 < window }
+            seen.insert(timestampMicros)
+            document.controllers[index].lastHandshakeMicros = highWater
+            return seen
+        }
         // Remembered only once it is on disk: a failed save must not leave memory ahead of the file.
+        guard let seen else { return false }
         recentlyAccepted[publicKey] = seen
         return true
     }
 
     /// Records that the controller was seen (its session's first authenticated message arrived).
     public func markSeen(publicKey: NoisePublicKey, at date: Date) throws(StorageError) {
-        var document = try load()
-        guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return }
-        document.controllers[index].lastSeen = date
-        try save(document)
+        try update { (document) throws(StorageError) in
+            guard let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) else { return }
+            document.controllers[index].lastSeen = date
+        }
     }
 
     private func load() throws(StorageError) -> AuthorizedControllersDocument {
         try DocumentFile.load(AuthorizedControllersDocument.self, from: file) ?? AuthorizedControllersDocument()
     }
 
-    private func save(_ document: AuthorizedControllersDocument) throws(StorageError) {
-        try DocumentFile.save(document, to: file)
+    /// A read-modify-write under the file's lock (see `DocumentFile.update`).
+    private func update<Result>(_ change: (inout AuthorizedControllersDocument) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try DocumentFile.update(AuthorizedControllersDocument.self, at: file, empty: AuthorizedControllersDocument(), change)
     }
 }

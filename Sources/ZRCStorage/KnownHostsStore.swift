@@ -27,34 +27,35 @@ public actor KnownHostsStore {
     /// Stores a newly paired host. Re-pairing under an existing name replaces that entry: the user
     /// ran `pair` with a fresh invite from the host, which is how a changed host key is accepted.
     public func add(_ host: KnownHost) throws(StorageError) {
-        var document = try load()
-        document.hosts.removeAll { $0.name == host.name }
-        document.hosts.append(host)
-        try save(document)
+        try update { (document) throws(StorageError) in
+            document.hosts.removeAll { $0.name == host.name }
+            document.hosts.append(host)
+        }
     }
 
     public func remove(named name: String) throws(StorageError) -> KnownHost {
-        var document = try load()
-        guard let index = document.hosts.firstIndex(where: { $0.name == name }) else {
-            throw StorageError(.notFound, path: file.path, reason: "no paired host named `\(name)`")
+        let file = file
+        return try update { (document) throws(StorageError) in
+            guard let index = document.hosts.firstIndex(where: { $0.name == name }) else {
+                throw StorageError(.notFound, path: file.path, reason: "no paired host named `\(name)`")
+            }
+            return document.hosts.remove(at: index)
         }
-        let removed = document.hosts.remove(at: index)
-        try save(document)
-        return removed
     }
 
     public func markSeen(named name: String, at date: Date) throws(StorageError) {
-        var document = try load()
-        guard let index = document.hosts.firstIndex(where: { $0.name == name }) else { return }
-        document.hosts[index].lastSeen = date
-        try save(document)
+        try update { (document) throws(StorageError) in
+            guard let index = document.hosts.firstIndex(where: { $0.name == name }) else { return }
+            document.hosts[index].lastSeen = date
+        }
     }
 
     private func load() throws(StorageError) -> KnownHostsDocument {
         try DocumentFile.load(KnownHostsDocument.self, from: file) ?? KnownHostsDocument()
     }
 
-    private func save(_ document: KnownHostsDocument) throws(StorageError) {
-        try DocumentFile.save(document, to: file)
+    /// A read-modify-write under the file's lock (see `DocumentFile.update`).
+    private func update<Result>(_ change: (inout KnownHostsDocument) throws(StorageError) -> Result) throws(StorageError) -> Result {
+        try DocumentFile.update(KnownHostsDocument.self, at: file, empty: KnownHostsDocument(), change)
     }
 }

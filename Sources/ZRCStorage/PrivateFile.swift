@@ -18,15 +18,16 @@ public enum PrivateFile {
     public static func ensurePrivateDirectory(_ directory: URL) throws(StorageError) {
         let path = directory.path
         var info = stat()
-        if stat(path, &info) != 0 {
+        // lstat: a symbolic link at the path is refused, never followed.
+        if lstat(path, &info) != 0 {
             guard errno == ENOENT else { throw ioError(path, "cannot inspect directory") }
             let parent = directory.deletingLastPathComponent()
             if parent.path != path { try ensureDirectoryExists(parent) }
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw ioError(path, "cannot create directory") }
-            guard stat(path, &info) == 0 else { throw ioError(path, "cannot inspect directory") }
+            guard lstat(path, &info) == 0 else { throw ioError(path, "cannot inspect directory") }
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw StorageError(.io, path: path, reason: "exists but is not a directory")
+            throw StorageError(.insecurePermissions, path: path, reason: "exists but is not a directory (a symbolic link or a file); ZRC will not follow it")
         }
         guard info.st_uid == getuid() else {
             throw StorageError(.insecurePermissions, path: path,

@@ -27,10 +27,14 @@ public struct ZRCPaths: Sendable, Equatable {
         let runtime: URL
         if let value = environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") {
             runtime = URL(fileURLWithPath: value).appendingPathComponent("zrc")
+        } else if let session = userRuntimeDirectory() {
+            // A shell without XDG_RUNTIME_DIR (sudo -u, cron, a bare ssh command) must still find
+            // the server a login shell started: that shell's runtime dir is this one.
+            runtime = session.appendingPathComponent("zrc")
         } else {
-            // No runtime dir (e.g. a cron job): a per-user directory directly in /tmp (sticky, so
-            // nobody else can move it), refused by `ensurePrivateDirectory` unless it is ours and
-            // private; another user cannot plant a socket there for our commands to trust.
+            // No runtime dir at all: a per-user directory directly in /tmp (sticky, so nobody else
+            // can move it), refused unless it is ours, private and not a link; another user
+            // cannot plant a socket there for our commands to trust.
             runtime = URL(fileURLWithPath: "/tmp/zrc-runtime-\(getuid())")
         }
         return ZRCPaths(
@@ -39,9 +43,21 @@ public struct ZRCPaths: Sendable, Equatable {
             runtimeDirectory: runtime)
     }
 
+    /// `/run/user/UID` when it is a real directory of ours (systemd-logind makes it at login).
+    static func userRuntimeDirectory() -> URL? {
+        let path = "/run/user/\(getuid())"
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else { return nil }
+        return URL(fileURLWithPath: path)
+    }
+
     public var hostConfigFile: URL { configDirectory.appendingPathComponent("host.json") }
     public var controllerConfigFile: URL { configDirectory.appendingPathComponent("controller.json") }
-    public var authorizedControllersFile: URL { dataDirectory.appendingPathComponent("authorized-controllers.json") }
+    /// The controllers one host identity (`--key-id`) trusts: pairing with one identity must never
+    /// authorize a controller on another.
+    public func authorizedControllersFile(keyID: String) -> URL {
+        dataDirectory.appendingPathComponent(keyID == "default" ? "authorized-controllers.json" : "authorized-controllers-\(keyID).json")
+    }
     public var knownHostsFile: URL { dataDirectory.appendingPathComponent("known-hosts.json") }
     /// Opt-in file key store (see `--key-store file`).
     public var fileKeyDirectory: URL { dataDirectory.appendingPathComponent("keys") }

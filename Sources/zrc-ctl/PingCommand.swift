@@ -17,19 +17,21 @@ struct PingCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Number of pings (1…10000).")
     var count = 4
 
-    @Option(help: "Time between pings in whole seconds, e.g. 1s; 0 sends them back to back.")
+    @Option(help: "Time between pings, e.g. 1s, 0.2s or 200ms; 0 sends them back to back.")
     var interval: String = "1s"
 
     func validate() throws {
         guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000") }
-        guard DurationText.seconds(interval) != nil else { throw ValidationError("--interval `\(interval)` is not a duration (e.g. 1s)") }
+        guard DurationText.duration(interval) != nil else {
+            throw ValidationError("--interval `\(interval)` is not a duration (e.g. 1s, 0.2s, 200ms)")
+        }
     }
 
     func run() async throws {
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let controller = try context.controller()
-            let pause = DurationText.seconds(interval) ?? 1
+            let pause = DurationText.duration(interval) ?? .seconds(1)
             do {
                 let session = try await controller.connect(to: name)
                 Console.line("Session \(session.sessionID) with \(session.hostName) (`\(name)`), encrypted and authenticated.")
@@ -39,7 +41,7 @@ struct PingCommand: AsyncParsableCommand {
                     let milliseconds = Double(rtt.components.attoseconds) / 1e15 + Double(rtt.components.seconds) * 1000
                     times.append(milliseconds)
                     Console.line("reply \(index): \(String(format: "%.3f", milliseconds)) ms")
-                    if index < count, pause > 0 { try await Task.sleep(for: .seconds(pause)) }
+                    if index < count && pause > Duration.zero { try await Task.sleep(for: pause) }
                 }
                 await session.close(text: "ping finished")
                 _ = await session.waitUntilEnded()

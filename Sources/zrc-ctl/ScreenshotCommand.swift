@@ -27,7 +27,9 @@ struct ScreenshotCommand: AsyncParsableCommand {
         guard ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: file).pathExtension.lowercased()) else {
             throw ValidationError("\(file): the file must end in .png, .jpg or .jpeg")
         }
-        guard DurationText.seconds(timeout).map({ $0 > 0 }) == true else { throw ValidationError("--timeout `\(timeout)` is not a duration") }
+        guard DurationText.duration(timeout).map({ $0 > .zero }) == true else {
+            throw ValidationError("--timeout `\(timeout)` is not a duration (e.g. 10s, 1.5m)")
+        }
     }
 
     func run() async throws {
@@ -40,7 +42,7 @@ struct ScreenshotCommand: AsyncParsableCommand {
             } catch let error as ControllerError {
                 throw CommandError(error)
             }
-            let frame = await settledFrame(session, within: .seconds(DurationText.seconds(timeout) ?? 10))
+            let frame = await settledFrame(session, within: DurationText.duration(timeout) ?? .seconds(10))
             await session.close(text: "screenshot taken")
             guard let frame else {
                 throw CommandError(.failure, "the host sent no screen within \(timeout) (is it sharing a display? see its log)")

@@ -74,10 +74,14 @@ struct ControllersCommand: AsyncParsableCommand {
                     }
                     Console.line("Revoked \(revoked); ended \(ended) live session(s).")
                 } catch let error as CommandError where error.kind == .notRunning {
-                    // No server, so no live sessions: editing the store directly is safe.
+                    // No server answered for this identity: editing its store directly is safe
+                    // (the store's lock keeps a concurrent save from bringing the key back).
                     do {
                         let removed = try await context.controllers.revoke(name: name)
-                        Console.line("Revoked \(removed.name) (zrc-host serve is not running, so no session was live).")
+                        let socket = context.paths.hostControlSocket(keyID: context.keyID).path
+                        Console.line("Revoked \(removed.name) in \(context.paths.authorizedControllersFile(keyID: context.keyID).path). "
+                            + "No zrc-host serve for identity `\(context.keyID)` answered on \(socket), so no live session was ended here; "
+                            + "a server of this identity started elsewhere refuses the controller's next handshake.")
                     } catch let error as StorageError {
                         throw CommandError(error.kind == .notFound ? .failure : .storage, error.description)
                     }

@@ -33,7 +33,7 @@ struct HostContext {
         config.hostName ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "zrc-host"
     }
 
-    var controllers: AuthorizedControllersStore { AuthorizedControllersStore(file: paths.authorizedControllersFile) }
+    var controllers: AuthorizedControllersStore { AuthorizedControllersStore(file: paths.authorizedControllersFile(keyID: keyID)) }
 
     func identity() throws(CommandError) -> (NoiseKeyPair, SodiumCrypto) {
         let crypto = try Identity.makeCrypto()

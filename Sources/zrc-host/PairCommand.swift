@@ -60,9 +60,10 @@ struct PairCommand: AsyncParsableCommand {
                 Host key fingerprint: \(summary.hostFingerprint)
                 Addresses: \(summary.addresses.joined(separator: ", "))
 
-                On the controller, run:
-                    zrc-ctl pair \(summary.invite)
-                and check that it shows the same fingerprint.
+                On the controller, run
+                    zrc-ctl pair -
+                and paste the invite there (read from standard input, it stays out of the process
+                list and shell history), then check that it shows the same fingerprint.
                 """)
         }
     }

@@ -44,3 +44,24 @@ import ZRCStorage
         #expect(DeviceName.problem(with: name) != nil)
     }
 }
+
+/// Two processes editing one trust store (modelled by two store instances, each reading and
+/// writing the file itself): a revoke must never be undone by the other's concurrent save.
+@Suite struct StoreLockTests {
+    @Test func aConcurrentSaveNeverBringsARevokedControllerBack() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("authorized-controllers.json")
+        let key = try NoisePublicKey(bytes: [UInt8](repeating: 9, count: 32))
+        for round in 0..<40 {
+            let revoker = AuthorizedControllersStore(file: file)
+            let toucher = AuthorizedControllersStore(file: file)
+            try await revoker.authorize(name: "c\(round)", publicKey: key, at: Date())
+            async let revoked = revoker.revoke(name: "c\(round)")
+            async let touched: Void = {
+                for _ in 0..<5 { try await toucher.markSeen(publicKey: key, at: Date()) }
+            }()
+            _ = try await (revoked, touched)
+            #expect(try await AuthorizedControllersStore(file: file).controller(withKey: key) == nil, "round \(round): the revoked key came back")
+        }
+    }
+}
