@@ -46,18 +46,31 @@ prepare_toolchain() {
 prepare_display() {
   if [[ -n "${DISPLAY:-}" ]] && xdpyinfo >/dev/null 2>&1; then return; fi
   if alive xvfb && [[ -f "$state/display" ]]; then
-    export DISPLAY="$(cat "$state/display")"
+    export DISPLAY="$(cat "$state/display")" XAUTHORITY="$state/xauthority"
     return
   fi
-  local n
-  for n in $(seq 42 99); do
-    [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]] || break
-  done
-  say "no X display given: starting a virtual one (Xvfb :$n, 1920x1080)"
+  say "no X display given: starting a virtual one (Xvfb, 1920x1080) that only you can reach"
+  # Its own X authority cookie: no other local user can read or drive the demo desktop. The
+  # server accepts every cookie in its -auth file whatever display it names; clients look up their
+  # display number, known only once Xvfb has picked a free one (-displayfd).
+  local cookie number=""
+  cookie=$(mcookie)
+  (umask 077; : >"$state/xvfb.auth"; : >"$state/xauthority")
+  xauth -q -f "$state/xvfb.auth" add :0 MIT-MAGIC-COOKIE-1 "$cookie" || die "xauth could not write $state/xvfb.auth"
+  rm -f "$state/xvfb.display"
   # -noreset: otherwise the server resets (and forgets the background) whenever its last client leaves.
-  Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp -noreset >"$state/xvfb.log" 2>&1 &
+  Xvfb -displayfd 3 -auth "$state/xvfb.auth" -screen 0 1920x1080x24 -nolisten tcp -noreset \
+    3>"$state/xvfb.display" </dev/null >"$state/xvfb.log" 2>&1 &
   remember xvfb $! Xvfb
-  export DISPLAY=":$n"
+  for _ in $(seq 100); do
+    number=$(tr -dc '0-9' <"$state/xvfb.display" 2>/dev/null || true)
+    [[ -n "$number" ]] && break
+    alive xvfb || break
+    sleep 0.1
+  done
+  [[ -n "$number" ]] || die "Xvfb did not start; see $state/xvfb.log"
+  export DISPLAY=":$number" XAUTHORITY="$state/xauthority"
+  xauth -q -f "$XAUTHORITY" add "$DISPLAY" MIT-MAGIC-COOKIE-1 "$cookie" || die "xauth could not write $XAUTHORITY"
   echo "$DISPLAY" >"$state/display"
   for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
   xdpyinfo >/dev/null 2>&1 || die "Xvfb did not start; see $state/xvfb.log"
@@ -91,6 +104,8 @@ prepare_keyring() {
   rm -f "$state/dbus.pid.tmp"
   export DBUS_SESSION_BUS_ADDRESS="unix:path=$state/bus"
   local password="${ZRC_KEYRING_PASSWORD:-}"
+  # Nothing started after this point (the host, the viewer, the X clients) inherits the password.
+  unset ZRC_KEYRING_PASSWORD
   if [[ -z "$password" ]]; then
     [[ -t 0 ]] || die "set ZRC_KEYRING_PASSWORD (the password of the keyring ZRC keeps its identity keys in), or run this in a terminal"
     read -r -s -p "zrc: keyring password (chosen now on first use; it protects ZRC's identity keys): " password
@@ -98,13 +113,15 @@ prepare_keyring() {
   fi
   # The daemon is activated on our private bus and exits with it; `stop` ends the bus.
   printf '%s' "$password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  password=""
   keyring_works || die "the keyring did not unlock (wrong password for an existing keyring in ~/.local/share/keyrings?)"
 }
 
 prepare() {
   prepare_toolchain
-  prepare_display
+  # The keyring first: its password leaves the environment before any X client or host starts.
   prepare_keyring
+  prepare_display
 }
 
 
@@ -164,14 +181,14 @@ stop_all() {
     if alive "$name"; then kill "$(cat "$state/$name.pid")" 2>/dev/null || true; say "stopped $name"; fi
     rm -f "$state/$name.pid" "$state/$name.comm"
   done
-  rm -f "$state/bus" "$state/display"
+  rm -f "$state/bus" "$state/display" "$state/xvfb.auth" "$state/xauthority" "$state/xvfb.display"
 }
 
 case "${1:-demo}" in
   demo) demo ;;
   host) shift; prepare; exec "$bin/zrc-host" "$@" ;;
   ctl) shift; prepare; exec "$bin/zrc-ctl" "$@" ;;
-  env) prepare; printf 'export DISPLAY=%q DBUS_SESSION_BUS_ADDRESS=%q PATH=%q:"$PATH"\n' "$DISPLAY" "$DBUS_SESSION_BUS_ADDRESS" "$bin" ;;
+  env) prepare; printf 'export DISPLAY=%q XAUTHORITY=%q DBUS_SESSION_BUS_ADDRESS=%q PATH=%q:"$PATH"\n' "$DISPLAY" "${XAUTHORITY:-$HOME/.Xauthority}" "$DBUS_SESSION_BUS_ADDRESS" "$bin" ;;
   stop) stop_all ;;
   -h|--help|help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command \`$1\` (try: demo, host, ctl, env, stop)" ;;

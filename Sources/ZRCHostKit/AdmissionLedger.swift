@@ -43,12 +43,12 @@ struct AdmissionLedger: Sendable {
 
         var description: String {
             switch self {
-            case .tooManyConnectionsFromSource: "too many unidentified connections from this address"
-            case .tooManyConnections: "too many unidentified connections"
-            case .tooManyHandshakesFromSource: "too many handshakes in progress from this address"
-            case .tooManyHandshakes: "too many handshakes in progress"
-            case .earlyDrop: "handshake slots nearly full (random early drop)"
-            case .tooManySessions: "this controller already has the most sessions allowed"
+            case .tooManyConnectionsFromSource: "refused: too many unidentified connections from this address"
+            case .tooManyConnections: "refused: too many unidentified connections"
+            case .tooManyHandshakesFromSource: "refused: too many handshakes in progress from this address"
+            case .tooManyHandshakes: "refused: too many handshakes in progress"
+            case .earlyDrop: "refused: handshake slots nearly full (random early drop)"
+            case .tooManySessions: "refused: this controller already has the most sessions allowed"
             }
         }
     }

@@ -46,7 +46,8 @@ struct HostConnectionHandler: Sendable {
                 var initiation: HandshakeInitiation?
                 while initiation == nil {
                     guard let buffer = try await iterator.next() else {
-                        logger.debug(timedOut.isSet
+                        // Through the refusal log: a flood of these is summarised, not listed.
+                        await server.logRefusal(source: source, timedOut.isSet
                             ? "closed connection: handshake not completed within \(server.configuration.handshakeTimeout)"
                             : "connection closed by the peer during the handshake")
                         return
@@ -72,7 +73,11 @@ struct HostConnectionHandler: Sendable {
                 await admitted.run(inbound: &iterator, outbound: outbound, nioChannel: connection.channel, remote: remote)
             }
         } catch let error as SessionError {
-            logger.notice("closed connection: \(error.message)")
+            if case .released = stage {
+                logger.notice("closed connection: \(error.message)")
+            } else {
+                await server.logRefusal(source: source, "closed connection: \(error.message)")
+            }
         } catch {
             logger.debug("closed connection: \(error)")
         }

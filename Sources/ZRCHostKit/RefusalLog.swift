@@ -1,7 +1,7 @@
-/// Turns a flood of refused connections into a few log lines: the first refusal of a source and
+/// Turns a flood of refused or failed connections into a few log lines: the first of a source and
 /// reason is logged at once, the rest are counted and summarised when the window closes
-/// ("refused 8381 more connections from 192.0.2.7 in the last 30 s: too many handshakes in
-/// progress"). Pure: the caller supplies "now" and writes the lines. Memory is bounded: beyond
+/// ("refused: too many handshakes in progress — 8381 more connections from 192.0.2.7 in the last
+/// 30 s"). Pure: the caller supplies "now" and writes the lines. Memory is bounded: beyond
 /// `maximumSources` distinct sources, further ones are counted together.
 struct RefusalLog: Sendable {
     struct Key: Hashable, Sendable {
@@ -30,7 +30,7 @@ struct RefusalLog: Sendable {
             windows[key] = window
         } else {
             windows[key] = Window(startMicros: nowMicros, suppressed: 0)
-            lines.append("refused a connection from \(key.source): \(reason)")
+            lines.append("\(reason) (connection from \(key.source))")
         }
         return lines
     }
@@ -41,8 +41,8 @@ struct RefusalLog: Sendable {
         for (key, window) in windows where nowMicros >= window.startMicros &+ Self.windowMicros || nowMicros < window.startMicros {
             windows[key] = nil
             if window.suppressed > 0 {
-                lines.append("refused \(window.suppressed) more connection\(window.suppressed == 1 ? "" : "s") from \(key.source) "
-                    + "in the last \(Self.windowMicros / 1_000_000) s: \(key.reason)")
+                lines.append("\(key.reason) — \(window.suppressed) more connection\(window.suppressed == 1 ? "" : "s") from \(key.source) "
+                    + "in the last \(Self.windowMicros / 1_000_000) s")
             }
         }
         return lines.sorted()

@@ -14,17 +14,17 @@ import ZRCProtocol
             let opened = ledger.connectionOpened(source: "192.0.2.7")
             #expect(opened == nil)
         }
-        let result1 = ledger.connectionOpened(source: "192.0.2.7")
-        #expect(result1 == .tooManyConnectionsFromSource)
+        let oneTooMany = ledger.connectionOpened(source: "192.0.2.7")
+        #expect(oneTooMany == .tooManyConnectionsFromSource)
         #expect(ledger.handshakes == 0, "connected but silent: no slot")
-        let result2 = ledger.connectionOpened(source: "198.51.100.1")
-        #expect(result2 == nil, "another source is unaffected")
-        let result3 = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
-        #expect(result3 == nil)
+        let otherSource = ledger.connectionOpened(source: "198.51.100.1")
+        #expect(otherSource == nil, "another source is unaffected")
+        let otherSlot = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
+        #expect(otherSlot == nil)
         #expect(ledger.handshakes == 1)
         ledger.connectionClosed(source: "192.0.2.7")
-        let result4 = ledger.connectionOpened(source: "192.0.2.7")
-        #expect(result4 == nil, "a closed one frees its place")
+        let reopened = ledger.connectionOpened(source: "192.0.2.7")
+        #expect(reopened == nil, "a closed one frees its place")
     }
 
     @Test func oneSourceGetsAtMostItsShareOfHandshakeSlots() {
@@ -37,12 +37,12 @@ import ZRCProtocol
         #expect(granted == 8)
         #expect(ledger.unidentifiedConnections == 0, "identified connections leave the unidentified pool either way")
         _ = ledger.connectionOpened(source: "198.51.100.1")
-        let result5 = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
-        #expect(result5 == nil)
+        let otherSourceSlot = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
+        #expect(otherSourceSlot == nil)
         ledger.handshakeEnded(source: "192.0.2.7")
         _ = ledger.connectionOpened(source: "192.0.2.7")
-        let result6 = ledger.connectionIdentified(source: "192.0.2.7", random: 0.99)
-        #expect(result6 == nil, "a finished handshake frees its slot")
+        let freedSlot = ledger.connectionIdentified(source: "192.0.2.7", random: 0.99)
+        #expect(freedSlot == nil, "a finished handshake frees its slot")
     }
 
     @Test func slotsFillWithRandomEarlyDropAndNeverOverflow() async {
@@ -82,8 +82,8 @@ import ZRCProtocol
         var ledger = AdmissionLedger()
         #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == [], "nobody in control: control is offered")
         #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == [], "offered again: nothing was taken yet")
-        let result7 = ledger.claimControl(session: 2)
-        #expect(result7)
+        let firstClaim = ledger.claimControl(session: 2)
+        #expect(firstClaim)
         let later = ledger.claimControl(session: 1)
         #expect(!later, "the later hello finds control taken")
         #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == .viewOnly)
@@ -96,18 +96,18 @@ import ZRCProtocol
     @Test func refusalsAreLoggedOnceThenSummarised() {
         var log = RefusalLog()
         let second: UInt64 = 1_000_000
-        let result8 = log.refused(source: "192.0.2.7", reason: "too many", nowMicros: 0)
-        #expect(result8 == ["refused a connection from 192.0.2.7: too many"])
+        let first = log.refused(source: "192.0.2.7", reason: "too many", nowMicros: 0)
+        #expect(first == ["too many (connection from 192.0.2.7)"])
         for step in 1...8380 {
             let lines = log.refused(source: "192.0.2.7", reason: "too many", nowMicros: UInt64(step))
             #expect(lines.isEmpty)
         }
-        let result9 = log.flush(nowMicros: 29 * second)
-        #expect(result9.isEmpty)
-        let result10 = log.flush(nowMicros: 30 * second)
-        #expect(result10 == ["refused 8380 more connections from 192.0.2.7 in the last 30 s: too many"])
-        let result11 = log.flush(nowMicros: 90 * second)
-        #expect(result11.isEmpty)
+        let beforeWindowEnds = log.flush(nowMicros: 29 * second)
+        #expect(beforeWindowEnds.isEmpty)
+        let summary = log.flush(nowMicros: 30 * second)
+        #expect(summary == ["too many — 8380 more connections from 192.0.2.7 in the last 30 s"])
+        let afterSummary = log.flush(nowMicros: 90 * second)
+        #expect(afterSummary.isEmpty)
     }
 
     @Test func refusalLogMemoryIsBoundedAcrossManySources() {
@@ -115,7 +115,7 @@ import ZRCProtocol
         var lines = 0
         for index in 0..<5000 { lines += log.refused(source: "10.\(index / 65536).\(index / 256 % 256).\(index % 256)", reason: "r", nowMicros: 1).count }
         #expect(lines == RefusalLog.maximumSources + 1, "one line per source up to the cap, then one for the rest")
-        let result12 = log.flush(nowMicros: RefusalLog.windowMicros + 1)
-        #expect(result12.count == 1, "the rest summarised together")
+        let summary = log.flush(nowMicros: RefusalLog.windowMicros + 1)
+        #expect(summary.count == 1, "the rest summarised together")
     }
 }
