@@ -76,18 +76,34 @@ struct ControllerDialer: Sendable {
                 var iterator = inbound.makeAsyncIterator()
                 let timer = TCPEndpoint.closeAfter(handshakeTimeout, channel: channel.channel) { timedOut.set() }
                 defer { timer.cancel() }
-                var handshake = try ControllerHandshake(
-                    purpose: purpose, localStatic: identity, hostKey: hostKey, timestampMicros: WireClock.unixMicros(),
-                    agent: agent, crypto: crypto)
-                try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
-                var response: HandshakeResponsePayload?
-                while response == nil {
+                func nextBytes() async throws -> ByteBuffer {
                     guard let buffer = try await iterator.next() else {
                         throw timedOut.isSet
                             ? ControllerError(.handshakeFailed, "the host at \(address) did not complete the handshake within \(handshakeTimeout)")
                             : Self.closedDuringHandshake(address)
                     }
-                    response = try handshake.receive(buffer.readableBytesView)
+                    return buffer
+                }
+                // Our preamble at once; message 1 only once the host's preamble is in, because
+                // both preambles are part of the handshake's prologue (their bits are authenticated).
+                try await outbound.write(ByteBuffer(bytes: Preamble.encode()))
+                var received: [UInt8] = []
+                var hostPreamble: [UInt8]?
+                while hostPreamble == nil {
+                    received += try await nextBytes().readableBytesView
+                    switch Preamble.parse(received, localRole: .controller) {
+                    case .needMoreBytes: continue
+                    case .ok: hostPreamble = Array(received.prefix(Preamble.length))
+                    case .error(let error): throw SessionError(.wrongPeer, error.message)
+                    }
+                }
+                var handshake = try ControllerHandshake(
+                    purpose: purpose, localStatic: identity, hostKey: hostKey, timestampMicros: WireClock.unixMicros(),
+                    agent: agent, crypto: crypto, hostPreamble: hostPreamble ?? [])
+                try await outbound.write(ByteBuffer(bytes: handshake.initiationRecord))
+                var response = try handshake.receive(received)
+                while response == nil {
+                    response = try handshake.receive(try await nextBytes().readableBytesView)
                 }
                 timer.cancel()
                 guard let response else { return }

@@ -5,9 +5,16 @@ import Testing
 @Suite struct HandshakePayloadTests {
     static let inviteID = try! InviteID(bytes: Array(0x10...0x1F))
 
-    @Test func prologueCarriesTheMode() {
-        #expect(HandshakePrologue.bytes(for: .pair) == Array("ZRC/1 ".utf8) + [1])
-        #expect(HandshakePrologue.bytes(for: .session) == Array("ZRC/1 ".utf8) + [2])
+    /// The layout in Schemas/wire-protocol.md §7, byte for byte.
+    @Test func prologueCarriesBothPreamblesTheModeAndTheInvite() {
+        let v1 = Preamble.encode()
+        #expect(v1 == [0x5A, 0x52, 0x43, 0x50, 0, 1, 0, 0])
+        let session = HandshakePrologue.bytes(mode: .session, controllerPreamble: v1, hostPreamble: v1, inviteID: nil)
+        #expect(session == [0x5A, 0x52, 0x43, 0x2F, 0x31, 0x20] + v1 + v1 + [2])
+        let flagged = Preamble.encode(flags: 1)
+        let pair = HandshakePrologue.bytes(mode: .pair, controllerPreamble: v1, hostPreamble: flagged, inviteID: Self.inviteID)
+        #expect(pair == Array("ZRC/1 ".utf8) + v1 + flagged + [1] + Array(0x10...0x1F))
+        #expect(pair.count == 39 && session.count == 23)
     }
 
     @Test func pairInitLayout() throws {

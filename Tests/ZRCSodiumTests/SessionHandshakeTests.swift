@@ -75,6 +75,22 @@ import ZRCSodium
         #expect(throws: SessionError.self) { _ = try connect(pairing: true) { $0[offset] ^= 0x01 } }
     }
 
+    /// The preambles are in the prologue: a flag bit changed on the way (bytes 6–7 of the
+    /// controller's preamble; flags are otherwise ignored by the receiver) fails the handshake,
+    /// instead of the host acting on what a man in the middle made the controller say.
+    @Test(arguments: [(6, UInt8(0x80)), (7, 0x01), (7, 0x80)])
+    func tamperingWithThePreamblesFlagBitsFails(offset: Int, mask: UInt8) throws {
+        let error = #expect(throws: SessionError.self) { _ = try connect(pairing: false) { $0[offset] ^= mask } }
+        #expect(error?.kind == .rejected(.hostKeyMismatch), "the host cannot read message 1: \(String(describing: error))")
+    }
+
+    @Test func aHostPreambleOtherThanTheOneInThePrologueIsRefused() throws {
+        var initiator = try ControllerHandshake(
+            purpose: .session(requested: []), localStatic: crypto.generateKeyPair(), hostKey: crypto.generateKeyPair().publicKey,
+            timestampMicros: 1, agent: "t", crypto: crypto, hostPreamble: Preamble.encode(flags: 2))
+        #expect(throws: SessionError.self) { _ = try initiator.receive(HostHandshake.preamble) }
+    }
+
     @Test(arguments: HandshakeRejection.allCases)
     func aRejectRecordStopsTheControllerWithItsExplanation(reason: HandshakeRejection) throws {
         var initiator = try ControllerHandshake(

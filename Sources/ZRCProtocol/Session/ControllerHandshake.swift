@@ -1,7 +1,11 @@
 /// The controller's side of connection set-up (Noise initiator), sans-IO.
 ///
-/// Send `firstFlight` as soon as the TCP connection is up, feed every received chunk to
-/// `receive`, and once it returns the host's response payload call `establish` for the channel.
+/// Both preambles are part of the Noise prologue (`HandshakePrologue`), so message 1 can only be
+/// built once the host's preamble is known: send `Preamble.encode()` as soon as the TCP connection
+/// is up, read until the host's preamble has arrived, then build this with those bytes, send
+/// `initiationRecord`, and feed everything the host sent (its preamble included) to `receive`;
+/// once it returns the host's response payload, call `establish` for the channel. `firstFlight`
+/// is both at once, for a peer whose preamble is known in advance (tests, replays).
 public struct ControllerHandshake: ~Copyable, Sendable {
     public enum Purpose: Sendable {
         /// First contact: the invite supplies the host key and the psk.
@@ -10,8 +14,12 @@ public struct ControllerHandshake: ~Copyable, Sendable {
         case session(requested: SessionFlags)
     }
 
-    /// Preamble and handshake record 1, ready to write.
-    public let firstFlight: [UInt8]
+    /// Handshake record 1, to send once the host's preamble has arrived.
+    public let initiationRecord: [UInt8]
+    /// This side's preamble followed by `initiationRecord`.
+    public var firstFlight: [UInt8] { Preamble.encode() + initiationRecord }
+    /// The host preamble this handshake was built for; the one received must be the same.
+    private let hostPreamble: [UInt8]
     private var noise: HandshakeState
     private var reader = PeerRecordReader(localRole: .controller)
     private var pending: [Record] = []
@@ -19,7 +27,7 @@ public struct ControllerHandshake: ~Copyable, Sendable {
 
     public init(
         purpose: Purpose, localStatic: NoiseKeyPair, hostKey: NoisePublicKey, timestampMicros: UInt64,
-        agent: String, crypto: any NoiseCrypto
+        agent: String, crypto: any NoiseCrypto, hostPreamble: [UInt8] = HostHandshake.preamble
     ) throws(SessionError) {
         let mode: HandshakeMode
         let inviteID: InviteID?
@@ -39,7 +47,9 @@ public struct ControllerHandshake: ~Copyable, Sendable {
         }
         // Throwing work on a local first: a noncopyable field cannot be half-initialized on a
         // throwing path.
-        var state = try Self.startNoise(mode: mode, inviteID: inviteID, localStatic: localStatic, hostKey: hostKey, psks: psks,
+        let prologue = HandshakePrologue.bytes(mode: mode, controllerPreamble: Preamble.encode(), hostPreamble: hostPreamble,
+                                               inviteID: inviteID)
+        var state = try Self.startNoise(mode: mode, prologue: prologue, localStatic: localStatic, hostKey: hostKey, psks: psks,
                                         crypto: crypto)
         let payload = HandshakeInitPayload(purpose: payloadPurpose, timestampMicros: timestampMicros, agent: agent)
         let message: [UInt8]
@@ -49,16 +59,17 @@ public struct ControllerHandshake: ~Copyable, Sendable {
             throw SessionError.from(error, during: "starting the handshake")
         }
         let initiation = HandshakeInitiation(mode: mode, inviteID: inviteID, noiseMessage: message)
-        firstFlight = Preamble.encode() + Record(type: .handshake, body: initiation.encode()).encode()
+        initiationRecord = Record(type: .handshake, body: initiation.encode()).encode()
+        self.hostPreamble = hostPreamble
         noise = state
     }
 
-    private static func startNoise(mode: HandshakeMode, inviteID: InviteID?, localStatic: NoiseKeyPair, hostKey: NoisePublicKey,
+    private static func startNoise(mode: HandshakeMode, prologue: [UInt8], localStatic: NoiseKeyPair, hostKey: NoisePublicKey,
                                    psks: [SecretBytes], crypto: any NoiseCrypto) throws(SessionError) -> HandshakeState {
         do {
             return try HandshakeState(
                 protocolName: HandshakeInitiation.protocolName(for: mode), role: .initiator,
-                prologue: HandshakeInitiation.prologue(mode: mode, inviteID: inviteID),
+                prologue: prologue,
                 localStatic: localStatic, remoteStatic: hostKey, psks: psks, crypto: crypto)
         } catch {
             throw SessionError.from(error, during: "starting the handshake")
@@ -70,6 +81,9 @@ public struct ControllerHandshake: ~Copyable, Sendable {
     public mutating func receive(_ bytes: some Collection<UInt8>) throws(SessionError) -> HandshakeResponsePayload? {
         if let response { return response }
         let records = try reader.feed(bytes)
+        if let received = reader.peerPreamble, received != hostPreamble {
+            throw SessionError(.protocolViolation, "the host's preamble differs from the one this handshake was built for")
+        }
         for (index, record) in records.enumerated() {
             switch record.type {
             case .reject:

@@ -2,8 +2,8 @@
 ///
 /// Mode and invite ID travel in the clear because the host needs them before it can start the
 /// right Noise handshake (the pattern differs, and the pairing psk depends on the invite). Both are
-/// bound into the prologue, so tampering with either fails the handshake. An invite ID reveals
-/// nothing: it is random and single-use.
+/// bound into the prologue (`HandshakePrologue`), so tampering with either fails the handshake. An
+/// invite ID reveals nothing: it is random and single-use.
 public struct HandshakeInitiation: Sendable, Equatable {
     public var mode: HandshakeMode
     public var inviteID: InviteID?
@@ -15,10 +15,8 @@ public struct HandshakeInitiation: Sendable, Equatable {
         self.noiseMessage = noiseMessage
     }
 
-    public var prologue: [UInt8] { Self.prologue(mode: mode, inviteID: inviteID) }
-
-    public static func prologue(mode: HandshakeMode, inviteID: InviteID?) -> [UInt8] {
-        HandshakePrologue.bytes(for: mode) + (inviteID?.bytes ?? [])
+    public func prologue(controllerPreamble: [UInt8], hostPreamble: [UInt8]) -> [UInt8] {
+        HandshakePrologue.bytes(mode: mode, controllerPreamble: controllerPreamble, hostPreamble: hostPreamble, inviteID: inviteID)
     }
 
     public func encode() -> [UInt8] {

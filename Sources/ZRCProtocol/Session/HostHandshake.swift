@@ -41,8 +41,10 @@ public struct HostHandshake: Sendable {
 
     /// Starts the Noise responder for the received initiation. `psk` is required for pairing.
     public func respond(localStatic: NoiseKeyPair, psk: SecretBytes?, crypto: any NoiseCrypto) throws(SessionError) -> HostHandshakeResponder {
-        guard let initiation else { preconditionFailure("respond before the initiation arrived") }
-        return try HostHandshakeResponder(initiation: initiation, decoder: reader.decoder, localStatic: localStatic, psk: psk, crypto: crypto)
+        guard let initiation, let controllerPreamble = reader.peerPreamble else { preconditionFailure("respond before the initiation arrived") }
+        let prologue = initiation.prologue(controllerPreamble: controllerPreamble, hostPreamble: Self.preamble)
+        return try HostHandshakeResponder(initiation: initiation, prologue: prologue, decoder: reader.decoder, localStatic: localStatic,
+                                          psk: psk, crypto: crypto)
     }
 
     /// A reject record telling the controller why, to send before closing.
@@ -61,11 +63,11 @@ public struct HostHandshakeResponder: ~Copyable, Sendable {
     private let decoder: RecordDecoder
     private var accepted = false
 
-    init(initiation: HandshakeInitiation, decoder: RecordDecoder, localStatic: NoiseKeyPair, psk: SecretBytes?,
+    init(initiation: HandshakeInitiation, prologue: [UInt8], decoder: RecordDecoder, localStatic: NoiseKeyPair, psk: SecretBytes?,
          crypto: any NoiseCrypto) throws(SessionError) {
         // Everything that can throw runs on locals first: a noncopyable field cannot be left
         // half-initialized on a throwing path.
-        var state = try Self.startNoise(initiation: initiation, localStatic: localStatic, psk: psk, crypto: crypto)
+        var state = try Self.startNoise(initiation: initiation, prologue: prologue, localStatic: localStatic, psk: psk, crypto: crypto)
         let payload = try Self.readInitiation(initiation, into: &state)
         guard payload.mode == initiation.mode else {
             throw SessionError(.rejected(.malformed), "handshake payload mode differs from the record's mode")
@@ -83,12 +85,12 @@ public struct HostHandshakeResponder: ~Copyable, Sendable {
         noise = state
     }
 
-    private static func startNoise(initiation: HandshakeInitiation, localStatic: NoiseKeyPair, psk: SecretBytes?,
+    private static func startNoise(initiation: HandshakeInitiation, prologue: [UInt8], localStatic: NoiseKeyPair, psk: SecretBytes?,
                                    crypto: any NoiseCrypto) throws(SessionError) -> HandshakeState {
         do {
             return try HandshakeState(
                 protocolName: HandshakeInitiation.protocolName(for: initiation.mode), role: .responder,
-                prologue: initiation.prologue, localStatic: localStatic, psks: psk.map { [$0] } ?? [], crypto: crypto)
+                prologue: prologue, localStatic: localStatic, psks: psk.map { [$0] } ?? [], crypto: crypto)
         } catch {
             throw SessionError.from(error, during: "starting the handshake")
         }

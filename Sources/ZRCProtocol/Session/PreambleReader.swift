@@ -3,6 +3,8 @@ struct PreambleReader: Sendable {
     let localRole: PeerRole
     private var received: [UInt8] = []
     private(set) var isComplete = false
+    /// The peer's 8 preamble bytes exactly as received, once complete (they enter the prologue).
+    private(set) var preamble: [UInt8] = []
 
     init(localRole: PeerRole) {
         self.localRole = localRole
@@ -17,6 +19,7 @@ struct PreambleReader: Sendable {
             return nil
         case .ok:
             isComplete = true
+            preamble = Array(received.prefix(Preamble.length))
             let rest = Array(received.dropFirst(Preamble.length))
             received = []
             return rest
@@ -38,6 +41,9 @@ struct PeerRecordReader: Sendable {
     }
 
     var preambleComplete: Bool { preamble.isComplete }
+
+    /// The peer's preamble bytes, once they have arrived.
+    var peerPreamble: [UInt8]? { preamble.isComplete ? preamble.preamble : nil }
 
     /// Every complete record in what has arrived so far.
     mutating func feed(_ bytes: some Collection<UInt8>) throws(SessionError) -> [Record] {
