@@ -15,6 +15,7 @@ struct ControllerDialer: Sendable {
     let handshakeTimeout: Duration
     let timings: ConnectionTimings
     let makeDecoder: (@Sendable () -> any RegionDecoder)?
+    let capabilities: Capabilities
 
     /// Tries the addresses in order until a handshake completes. An address may reach another
     /// service or another machine (invites list every interface), so a failure there only moves on;
@@ -116,8 +117,7 @@ struct ControllerDialer: Sendable {
                         await session.attach(connection)
                         // A pairing connection's first message must be the pairing request.
                         if case .session = purpose {
-                            // Announcing frame support asks the host to stream the screen.
-                            let capabilities: Capabilities = makeDecoder == nil ? [] : [.jpegRects, .solidRects, .rawRects]
+                            // Announcing rect encodings asks the host to stream the screen in them.
                             try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion,
                                                               capabilities: capabilities, agent: agent))
                         }

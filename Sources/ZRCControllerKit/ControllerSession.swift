@@ -28,8 +28,8 @@ public struct ComposedFrame: Sendable {
     /// Areas changed since the version asked for in `pollFrame(newerThan:)` (the whole screen
     /// when that is too old to tell): what a viewer showing that version has to redraw.
     public let changedSince: [PixelRect]
-    /// JPEG quality of the newest update: moderate during motion, 100 once still areas were
-    /// refined losslessly.
+    /// JPEG quality of the newest update: moderate during motion, 92 once still areas were
+    /// refined as JPEG, 0 when the update held no JPEG at all (lossless: solid or raw rects).
     public let quality: Int
 }
 
@@ -51,6 +51,8 @@ public actor ControllerSession {
     private var cursor = RemoteCursor()
     /// How many cursor shapes arrived (each shape is sent once).
     public private(set) var cursorShapesReceived = 0
+    /// Which rect encodings the host has used so far (as capability bits).
+    public private(set) var encodingsReceived: Capabilities = []
     private var decoder: (any RegionDecoder)?
 
     init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?) {
@@ -70,6 +72,13 @@ public actor ControllerSession {
         }
         switch message {
         case .frameUpdate(let update):
+            for rect in update.rects {
+                switch rect.content {
+                case .jpeg: encodingsReceived.insert(.jpegRects)
+                case .solid: encodingsReceived.insert(.solidRects)
+                case .raw: encodingsReceived.insert(.rawRects)
+                }
+            }
             await compose(update)
             return
         case .cursorShape(let shape):

@@ -14,16 +14,26 @@ public struct ControllerConfiguration: Sendable {
     public var deadPeerTimeout: Duration
     /// A JPEG decoder per session, for frame updates; nil for a controller that shows no screen.
     public var makeDecoder: (@Sendable () -> any RegionDecoder)?
+    /// What this controller announces in `hello`; nil: everything it can do (every rect encoding
+    /// and the cursor when it has a decoder, text input always).
+    public var capabilities: Capabilities?
 
     public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
                 handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
-                deadPeerTimeout: Duration = .seconds(20), makeDecoder: (@Sendable () -> any RegionDecoder)? = nil) {
+                deadPeerTimeout: Duration = .seconds(20), makeDecoder: (@Sendable () -> any RegionDecoder)? = nil,
+                capabilities: Capabilities? = nil) {
         self.agent = agent
         self.connectTimeout = connectTimeout
         self.handshakeTimeout = handshakeTimeout
         self.keepaliveInterval = keepaliveInterval
         self.deadPeerTimeout = deadPeerTimeout
         self.makeDecoder = makeDecoder
+        self.capabilities = capabilities
+    }
+
+    /// What `hello` announces.
+    var announced: Capabilities {
+        capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .cursorShape, .textInput])
     }
 }
 
@@ -46,7 +56,7 @@ public struct ZRCController: Sendable {
             connectTimeout: configuration.connectTimeout, handshakeTimeout: configuration.handshakeTimeout,
             timings: ConnectionTimings(keepaliveInterval: configuration.keepaliveInterval,
                                        deadPeerTimeout: configuration.deadPeerTimeout),
-            makeDecoder: configuration.makeDecoder)
+            makeDecoder: configuration.makeDecoder, capabilities: configuration.announced)
     }
 
     public func fingerprint(of key: NoisePublicKey) -> String { KeyDerivations.fingerprint(of: key, crypto: crypto) }

@@ -12,7 +12,7 @@ public struct FrameCompositor: Sendable {
     public private(set) var lastTimestamps: (capture: UInt64, encodeDone: UInt64, send: UInt64) = (0, 0, 0)
     /// Where the last update drew, for renderers that redraw only what changed.
     public private(set) var lastDirty: [PixelRect] = []
-    /// JPEG quality of the last update (100: lossless).
+    /// JPEG quality of the last update (0: it held no JPEG, so it was lossless).
     public private(set) var lastQuality = 0
     /// Where each recent update drew, newest last, so a viewer that skipped versions (latest wins)
     /// still redraws only what changed since the version it shows.

@@ -20,12 +20,17 @@ public struct FrameStream: Sendable {
         public var losslessRefinementLimit: Int
         /// Frames sent and not yet acknowledged, at most.
         public var maximumInFlight: Int
+        /// The rect encodings both sides announced (`jpegRects`, `solidRects`, `rawRects`); at
+        /// least one of JPEG and raw (a stream needs some way to send any picture).
+        public var encodings: Capabilities
 
         public init(motionQuality: Int = 70, refineQuality: Int = 92, refineDelayMicros: UInt64 = 100_000,
                     tileSize: Int = TileChangeDetector.defaultTileSize, losslessRefinementLimit: Int = 1 << 20,
-                    maximumInFlight: Int = 2) {
+                    maximumInFlight: Int = 2, encodings: Capabilities = [.jpegRects, .solidRects, .rawRects]) {
             precondition(maximumInFlight >= 1, "at least one frame must be allowed in flight")
+            precondition(!encodings.isDisjoint(with: [.jpegRects, .rawRects]), "a stream needs JPEG or raw rects")  // checked by the caller
             self.maximumInFlight = maximumInFlight
+            self.encodings = encodings
             self.motionQuality = motionQuality
             self.refineQuality = refineQuality
             self.refineDelayMicros = refineDelayMicros
@@ -81,7 +86,7 @@ public struct FrameStream: Sendable {
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
         let rects = try planner.rects(changed: changed, current: screen, quality: configuration.motionQuality, fullChroma: false,
-                                      encoder: &encoder)
+                                      encodings: configuration.encodings, encoder: &encoder)
         rememberLossy(rects, screen: screen)
         // Only the changed tiles are copied: `sent` stays this stream's own storage, so the
         // source can keep updating its framebuffer in place instead of copying the whole screen.
@@ -126,7 +131,11 @@ public struct FrameStream: Sendable {
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !stillTiles.isEmpty else { return nil }
         let regions = stillTiles.mergedRects()
-        let lossless = regions.reduce(0) { $0 + $1.area * PixelBuffer.bytesPerPixel } <= configuration.losslessRefinementLimit
+        // Raw when the controller takes it and it is small enough (or JPEG is not an option).
+        let encodings = configuration.encodings
+        let lossless = encodings.contains(.rawRects)
+            && (regions.reduce(0) { $0 + $1.area * PixelBuffer.bytesPerPixel } <= configuration.losslessRefinementLimit
+                || !encodings.contains(.jpegRects))
         var rects: [FrameRect] = []
         for rect in regions {
             if lossless {
@@ -139,7 +148,7 @@ public struct FrameStream: Sendable {
         let encodeDone = clock()
         lastStages.encodeMicros = encodeDone &- detected
         return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
-                          quality: lossless ? 100 : configuration.refineQuality)
+                          quality: configuration.refineQuality)
     }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {
@@ -153,8 +162,11 @@ public struct FrameStream: Sendable {
         lossy = mask
     }
 
+    /// `quality` is the JPEG quality used; the update says 0 when it holds no JPEG rect (lossless).
     private mutating func makeUpdate(_ rects: [FrameRect], screen: PixelBuffer, captureMicros: UInt64, encodeDoneMicros: UInt64,
                                      quality: Int) -> FrameUpdate {
+        let hasJPEG = rects.contains { if case .jpeg = $0.content { true } else { false } }
+        let quality = hasJPEG ? quality : 0
         let id = nextFrameID
         nextFrameID += 1
         inFlight.append(id)

@@ -26,14 +26,17 @@ public struct UpdatePlanner: Sendable {
     }
 
     /// The rectangles for tiles already known to have changed (`changed` must be on `current`'s grid).
+    /// Only `encodings` are used: solid tiles go as JPEG (or raw) to a controller without solid
+    /// rects, and textured ones raw to a controller without JPEG.
     public func rects(changed: TileMask, current: PixelBuffer, quality: Int, fullChroma: Bool,
+                      encodings: Capabilities = [.jpegRects, .solidRects, .rawRects],
                       encoder: inout some RegionEncoder) throws -> [FrameRect] {
         let grid = changed.grid
         var solid: [FrameRect] = []
         var textured = TileMask(grid: grid)
         for tile in changed.tiles {
             let rect = grid.rect(of: tile)
-            if let colour = TileComparison.solidColour(of: current, in: rect) {
+            if encodings.contains(.solidRects), let colour = TileComparison.solidColour(of: current, in: rect) {
                 solid.append(Self.frameRect(rect, .solid(pixel: colour)))
             } else {
                 textured.insert(tile)
@@ -41,8 +44,12 @@ public struct UpdatePlanner: Sendable {
         }
         var result = solid
         for rect in textured.mergedRects() {
-            let jpeg = try encoder.encodeJPEG(current, rect: rect, quality: quality, fullChroma: fullChroma)
-            result.append(Self.frameRect(rect, .jpeg(jpeg)))
+            if encodings.contains(.jpegRects) {
+                let jpeg = try encoder.encodeJPEG(current, rect: rect, quality: quality, fullChroma: fullChroma)
+                result.append(Self.frameRect(rect, .jpeg(jpeg)))
+            } else {
+                result.append(Self.frameRect(rect, .raw(bgrx: current.crop(rect))))
+            }
         }
         return result
     }

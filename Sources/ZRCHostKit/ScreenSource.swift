@@ -91,7 +91,7 @@ public struct UpdateMeasurement: Sendable {
     /// Encrypted bytes the update took on the wire.
     public var wireBytes: Int
     public var rects: Int
-    /// JPEG quality of the update (100: lossless refinement).
+    /// JPEG quality of the update (0: no JPEG in it, lossless).
     public var quality: Int
     /// A high-quality re-send of still areas rather than a change.
     public var isRefinement: Bool

@@ -23,6 +23,14 @@ struct SessionFlow: Sendable {
 
     static let agentString = "zrc-host/0.1 (linux)"
 
+    /// What this host announces: every rect encoding and the cursor when it shares a screen,
+    /// text input when it accepts input.
+    var hostCapabilities: Capabilities {
+        guard let sharing = server.configuration.sharing else { return [] }
+        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .cursorShape]
+        return sharing.input == nil ? screen : screen.union(.textInput)
+    }
+
     func run(channel: consuming SecureChannel, inbound: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
              outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, nioChannel: any Channel, remote: String) async {
         var logger = logger
@@ -35,8 +43,7 @@ struct SessionFlow: Sendable {
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: server.configuration.timings, logger: logger,
             started: { connection in
-                let capabilities: Capabilities = sharing == nil ? [] : [.jpegRects, .solidRects]
-                try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: capabilities,
+                try? await connection.send(.hello(protocolVersion: WireLimits.protocolVersion, capabilities: hostCapabilities,
                                                   agent: Self.agentString))
                 await runtime.expectHello(within: handshakeTimeout, connection: connection)
             }
@@ -92,11 +99,19 @@ struct SessionFlow: Sendable {
         } catch {
             logger.warning("could not record when \(controllerName) was last seen: \(error)")
         }
-        // Frames go only to controllers that can draw them (`zrc-ctl ping` cannot).
-        guard let sharing = server.configuration.sharing, capabilities.isSuperset(of: [.jpegRects, .solidRects]) else { return }
+        // Frames go only to controllers that can draw them, in what both sides announced
+        // (`zrc-ctl ping` announces no rect encoding and gets none).
+        let shared = capabilities.intersection(hostCapabilities)
+        guard let sharing = server.configuration.sharing, !shared.intersection([.jpegRects, .solidRects, .rawRects]).isEmpty else { return }
+        guard !shared.isDisjoint(with: [.jpegRects, .rawRects]) else {
+            // Solid rects alone cannot show a screen: say so rather than stay silent.
+            try? await connection.send(.error(code: .unsupported,
+                                              text: "this host sends the screen as JPEG or raw rectangles; this controller takes neither"))
+            return
+        }
         do {
-            await runtime.start(try SessionStreamer(viewer: ScreenViewer(id: sessionID), sharing: sharing, connection: connection,
-                                                    logger: logger))
+            await runtime.start(try SessionStreamer(viewer: ScreenViewer(id: sessionID), sharing: sharing, capabilities: shared,
+                                                    connection: connection, logger: logger))
         } catch {
             logger.error("cannot stream the screen: \(error)")
             await connection.close(reason: .internalError, text: "the host cannot encode its screen")

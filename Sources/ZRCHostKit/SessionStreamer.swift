@@ -18,13 +18,19 @@ actor SessionStreamer {
     private var sentPosition: (x: Int32, y: Int32, visible: Bool)?
     private let viewer: ScreenViewer
     private var pointerMovedMicros: UInt64 = 0
+    /// Whether both sides announced `cursorShape`: the pointer travels as shape and position.
+    private let sendsCursor: Bool
 
-    init(viewer: ScreenViewer, sharing: ScreenSharing, connection: SecureConnection, logger: Logger) throws {
+    /// `capabilities`: what both sides announced; its rect encodings must include JPEG or raw.
+    init(viewer: ScreenViewer, sharing: ScreenSharing, capabilities: Capabilities, connection: SecureConnection, logger: Logger) throws {
         self.viewer = viewer
         self.sharing = sharing
         self.connection = connection
         self.logger = logger
-        stream = FrameStream(configuration: sharing.stream)
+        sendsCursor = capabilities.contains(.cursorShape)
+        var configuration = sharing.stream
+        configuration.encodings = capabilities.intersection([.jpegRects, .solidRects, .rawRects])
+        stream = FrameStream(configuration: configuration)
         encoder = try sharing.makeEncoder()
     }
 
@@ -138,7 +144,7 @@ actor SessionStreamer {
     /// The shape goes once per shape, the position whenever it moves; the controller draws the
     /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles.
     private func sendCursor() async throws {
-        guard let cursor = try await sharing.source.cursor() else { return }
+        guard sendsCursor, let cursor = try await sharing.source.cursor() else { return }
         var shape = cursor.shape
         if let candidate = shape, candidate.shapeID != sentShapeID {
             // The source validates what the X server reports; this guard keeps any source's

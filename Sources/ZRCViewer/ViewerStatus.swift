@@ -18,7 +18,7 @@ public struct ViewerStatus: Sendable, Equatable {
     /// Time from sending input to the first frame decoded after it, smoothed; nil until measured.
     public var inputToFrameMillis: Double?
     public var bytesPerSecond: Double = 0
-    /// The newest frame's JPEG quality (100: lossless).
+    /// The newest frame's JPEG quality (0: lossless, no JPEG in it).
     public var quality: Int?
     public var zoom: Double = 1
 
@@ -35,7 +35,7 @@ public struct ViewerStatus: Sendable, Equatable {
             parts.append(String(format1(framesPerSecond)) + " fps")
             if let inputToFrameMillis { parts.append("input→frame \(Int(inputToFrameMillis.rounded())) ms") }
             parts.append(Self.rate(bytesPerSecond))
-            if let quality { parts.append(quality >= 100 ? "lossless" : "q\(quality)") }
+            if let quality { parts.append(quality == 0 ? "lossless" : "q\(quality)") }
             if zoom > 1.001 { parts.append("zoom ×\(format1(zoom))") }
         }
         parts.append("Ctrl+] ? help")

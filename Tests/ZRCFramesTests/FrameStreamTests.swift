@@ -66,7 +66,7 @@ import ZRCProtocol
         stream.acknowledge(motion.frameID)
         clock.now = 200_000
         let refined = try #require(try stream.refine(screen, captureMicros: 2, clock: clock.read, encoder: &codec))
-        #expect(refined.quality == 100)
+        #expect(refined.quality == 0, "raw rects only: lossless, no JPEG quality")
         #expect(refined.rects.allSatisfy { if case .raw = $0.content { true } else { false } })
     }
 

@@ -72,12 +72,13 @@ final class HostHarness: Sendable {
     }
 
     func controller(name: String = "laptop", identity: NoiseKeyPair? = nil,
-                    makeDecoder: @escaping @Sendable () -> any RegionDecoder = { RawRegionCodec() }) -> (ZRCController, NoiseKeyPair) {
+                    makeDecoder: @escaping @Sendable () -> any RegionDecoder = { RawRegionCodec() },
+                    capabilities: Capabilities? = nil) -> (ZRCController, NoiseKeyPair) {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         let configuration = ControllerConfiguration(connectTimeout: .seconds(2), handshakeTimeout: .seconds(3),
                                                     keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
-                                                    makeDecoder: makeDecoder)
+                                                    makeDecoder: makeDecoder, capabilities: capabilities)
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
                                        configuration: configuration, logger: log.logger)
         return (controller, identity)

@@ -12,13 +12,13 @@ enum SessionWaits {
         let deadline = clock.now + .seconds(15)
         let newest = await session.pollFrame()
         var version = newest?.version ?? 0
-        var refined = (newest?.quality ?? 0) >= refinedQuality
+        var refined = newest.map { isRefinement($0.quality) } ?? false
         var quietSince = clock.now
         while clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
             if let newer = await session.pollFrame(newerThan: version) {
                 version = newer.version
-                refined = newer.quality >= refinedQuality
+                refined = isRefinement(newer.quality)
                 quietSince = clock.now
             } else if refined, clock.now - quietSince >= quiet {
                 return version
@@ -27,8 +27,9 @@ enum SessionWaits {
         return nil
     }
 
-    /// Motion updates stay at or below quality 80; refinements are 92 (JPEG 4:4:4) or 100 (lossless).
-    static let refinedQuality = 90
+    /// Motion updates stay at or below quality 80; refinements are 92 (JPEG 4:4:4) or 0 (no JPEG:
+    /// lossless raw rects, or only solid ones).
+    static func isRefinement(_ quality: Int) -> Bool { quality == 0 || quality >= 90 }
 
     /// Whether the host answers the session's input with "input refused" before the session ends.
     static func inputRefused(_ session: ControllerSession) async -> Bool {

@@ -1,0 +1,31 @@
+import ZRCFrames
+import ZRCProtocol
+
+// Target `frame`: the controller's JPEG/rect path. The input is one application message; a
+// frameUpdate is applied to a fresh compositor with the real libjpeg-turbo decoder, as a
+// controller session does with every update a host sends.
+// libjpeg-turbo itself is not instrumented (it is the system library): ASan sees its reads and
+// writes only through the buffers Swift hands it.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard case .frameUpdate(let update)? = try? ZRCMessage.decode(fuzzInput(data, size)) else { return 0 }
+    var decoder: TurboJPEGCodec
+    do {
+        decoder = try TurboJPEGCodec()
+    } catch {
+        fatalError("libjpeg-turbo does not start: \(error)")
+    }
+    var compositor = FrameCompositor()
+    do {
+        try compositor.apply(update, decoder: &decoder)
+    } catch {
+        return 0
+    }
+    let framebuffer = compositor.framebuffer
+    expect(framebuffer.width == Int(update.screenWidth) && framebuffer.height == Int(update.screenHeight),
+           "a \(framebuffer.width)x\(framebuffer.height) framebuffer for a \(update.screenWidth)x\(update.screenHeight) screen")
+    expect(framebuffer.bytes.count == framebuffer.height * framebuffer.bytesPerRow, "framebuffer size and bytes disagree")
+    expect(compositor.version == 1 && compositor.lastFrameID == update.frameID, "the update was not recorded")
+    return 0
+}
