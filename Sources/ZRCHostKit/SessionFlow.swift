@@ -150,7 +150,7 @@ struct SessionFlow: Sendable {
             }
         case .pong, .stats, .error:
             break
-        case .hello, .ping, .close, .pairRequest, .pairAccepted, .screenInfo, .frameUpdate, .cursorShape, .cursorPosition:
+        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition:
             await notify(.unsupported, "this host does not handle \(message.type) messages")
         }
     }

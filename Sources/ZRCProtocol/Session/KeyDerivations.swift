@@ -17,9 +17,10 @@ public enum KeyDerivations {
         return digest.withUnsafeBytes { SecretBytes($0.prefix(32)) }
     }
 
-    /// A short, human-comparable name for a public key: 80 bits of BLAKE2b-512 over the key, in
-    /// base32, grouped by four (`k3vq-7d2m-a9xe-c4rt`). Shown when pairing and in listings so a user
-    /// can compare what two machines display.
+    /// A short, human-comparable name for a public key: the first 80 bits of unkeyed BLAKE2b-512
+    /// over "ZRC key fingerprint v1" ‖ key, in lower-case RFC 4648 base32 without padding, grouped
+    /// by four (key 00 01 … 1f → `62tr-hyko-cgya-gkec`; session-protocol.md pins this). Shown when
+    /// pairing and in listings so a user can compare what two machines display.
     public static func fingerprint(of publicKey: NoisePublicKey, crypto: any NoiseCrypto) -> String {
         var digest = [UInt8](repeating: 0, count: crypto.hashLength)
         fingerprintLabel.withUnsafeBytes { label in

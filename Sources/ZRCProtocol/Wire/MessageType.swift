@@ -1,5 +1,7 @@
 /// The first byte of every application message. Grouped by range: 0x0_ session control,
-/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics.
+/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics. 0x10 is
+/// reserved (an earlier draft's `screenInfo`; the screen size travels in every `frameUpdate`) and,
+/// like every unassigned value, an unknown type.
 public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case hello = 0x01
     case ping = 0x02
@@ -8,7 +10,6 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case error = 0x05
     case pairRequest = 0x08
     case pairAccepted = 0x09
-    case screenInfo = 0x10
     case frameUpdate = 0x11
     case frameAck = 0x12
     case cursorShape = 0x13

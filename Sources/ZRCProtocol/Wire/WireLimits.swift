@@ -24,7 +24,7 @@ public enum WireLimits {
     /// Largest cursor image side in pixels; X servers cap cursors well below this.
     public static let maxCursorSide = 256
 
-    /// Largest screen side in pixels (`screenInfo`, `frameUpdate`).
+    /// Largest screen side in pixels (`frameUpdate`).
     public static let maxScreenSide = 16384
 
     /// Largest screen area in pixels: 2^25 = 33,554,432, which holds 8K UHD (7680 × 4320) and

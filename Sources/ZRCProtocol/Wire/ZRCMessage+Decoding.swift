@@ -41,10 +41,6 @@ extension ZRCMessage {
             return .pairRequest(controllerName: try reader.readString("controllerName"))
         case .pairAccepted:
             return .pairAccepted(hostName: try reader.readString("hostName"))
-        case .screenInfo:
-            return .screenInfo(
-                width: try reader.readUInt32("width"), height: try reader.readUInt32("height"),
-                monitorName: try reader.readString("monitorName"))
         case .frameUpdate:
             return .frameUpdate(try FrameUpdate(from: &reader))
         case .frameAck:

@@ -31,10 +31,6 @@ extension ZRCMessage {
             writer.write(string: controllerName)
         case .pairAccepted(let hostName):
             writer.write(string: hostName)
-        case .screenInfo(let width, let height, let monitorName):
-            writer.write(width)
-            writer.write(height)
-            writer.write(string: monitorName)
         case .frameUpdate(let update):
             update.write(to: &writer)
         case .frameAck(let frameID, let receivedMicros, let decodedMicros):
@@ -71,7 +67,7 @@ extension ZRCMessage {
                 }
             }
         case .cursorShape(let shape): 32 + shape.rgba.count
-        case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .screenInfo, .frameAck,
+        case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
             .cursorPosition, .input, .stats:
             64
         }

@@ -18,8 +18,6 @@ public enum ZRCMessage: Sendable, Equatable {
     case pairRequest(controllerName: String)
     /// Pairing: the host stored the controller's key; `hostName` is for the controller's known hosts.
     case pairAccepted(hostName: String)
-    /// Host → controller: the shared screen's size (1…65535 per side) and monitor name.
-    case screenInfo(width: UInt32, height: UInt32, monitorName: String)
     case frameUpdate(FrameUpdate)
     /// Controller → host: the update is on screen; `…Micros` on the controller's clock.
     case frameAck(frameID: UInt64, receivedMicros: UInt64, decodedMicros: UInt64)
@@ -41,7 +39,6 @@ public enum ZRCMessage: Sendable, Equatable {
         case .error: .error
         case .pairRequest: .pairRequest
         case .pairAccepted: .pairAccepted
-        case .screenInfo: .screenInfo
         case .frameUpdate: .frameUpdate
         case .frameAck: .frameAck
         case .cursorShape: .cursorShape
@@ -56,7 +53,6 @@ public enum ZRCMessage: Sendable, Equatable {
     public func validate() throws(WireError) {
         let problem: String? =
             switch self {
-            case .screenInfo(let width, let height, _): ScreenSize.problem(width: width, height: height)
             case .frameUpdate(let update): update.problem()
             case .cursorShape(let shape): shape.problem()
             case .input(let event): event.problem()

@@ -117,10 +117,6 @@ enum RandomValues {
         case .error: .error(code: NoticeCode(rawValue: int(&rng)), text: string(&rng))
         case .pairRequest: .pairRequest(controllerName: string(&rng))
         case .pairAccepted: .pairAccepted(hostName: string(&rng))
-        case .screenInfo:
-            .screenInfo(
-                width: UInt32.random(in: 1...16384, using: &rng), height: UInt32.random(in: 1...2048, using: &rng),
-                monitorName: string(&rng))
         case .frameUpdate: .frameUpdate(frameUpdate(&rng))
         case .frameAck: .frameAck(frameID: int(&rng), receivedMicros: int(&rng), decodedMicros: int(&rng))
         case .cursorShape: .cursorShape(cursorShape(&rng))
