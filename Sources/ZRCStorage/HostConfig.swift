@@ -18,6 +18,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var handshakeTimeoutSeconds: Int
     public var keepaliveIntervalSeconds: Int
     public var deadPeerTimeoutSeconds: Int
+    /// How far a session handshake's timestamp may be from the host's clock, either way.
+    public var maxClockSkewSeconds: Int
 
     public static let inviteLifetimeRange = 30...86_400
     public static let defaultInviteLifetimeSeconds = 600
@@ -30,10 +32,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
         handshakeTimeoutSeconds = 5
         keepaliveIntervalSeconds = 5
         deadPeerTimeoutSeconds = 20
+        maxClockSkewSeconds = 120
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds
+        case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds,
+             maxClockSkewSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +58,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
         handshakeTimeoutSeconds = try container.decodeInRange(1...60, forKey: .handshakeTimeoutSeconds) ?? defaults.handshakeTimeoutSeconds
         keepaliveIntervalSeconds = try container.decodeInRange(1...60, forKey: .keepaliveIntervalSeconds) ?? defaults.keepaliveIntervalSeconds
         deadPeerTimeoutSeconds = try container.decodeInRange(2...600, forKey: .deadPeerTimeoutSeconds) ?? defaults.deadPeerTimeoutSeconds
+        maxClockSkewSeconds = try container.decodeInRange(10...3600, forKey: .maxClockSkewSeconds) ?? defaults.maxClockSkewSeconds
         guard deadPeerTimeoutSeconds > keepaliveIntervalSeconds else {
             throw DecodingError.dataCorruptedError(
                 forKey: .deadPeerTimeoutSeconds, in: container,

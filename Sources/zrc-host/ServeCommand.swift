@@ -61,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
                 timings: ConnectionTimings(keepaliveInterval: .seconds(config.keepaliveIntervalSeconds),
                                            deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
                 controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
+                maximumClockSkew: .seconds(config.maxClockSkewSeconds),
                 randomSecret: { crypto.randomSecret(count: $0) },
                 sharing: try screenSharing(context), policy: policy)
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
