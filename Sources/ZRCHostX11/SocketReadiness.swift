@@ -7,18 +7,27 @@ import Synchronization
 enum SocketReadiness {
     private static let queue = DispatchQueue(label: "zrc.x11.socket-readiness")
 
+    /// Counts read sources created and not yet cancelled (for tests: zero once every wait ended).
+    final class SourceCount: Sendable {
+        let live = Atomic<Int>(0)
+    }
+
     /// Returns early when `wakeUp` fires: another task on the same connection read the awaited
     /// data into libxcb's queue, so the socket itself will not become readable for it.
-    static func wait(fileDescriptor: Int32, timeout: Duration, wakeUp: WakeUp? = nil) async {
+    static func wait(fileDescriptor: Int32, timeout: Duration, wakeUp: WakeUp? = nil, sources: SourceCount? = nil) async {
         guard timeout > .zero, !Task.isCancelled else { return }
         let waiter = Waiter()
         wakeUp?.register(waiter)
-        defer { wakeUp?.register(nil) }
+        defer { wakeUp?.unregister(waiter) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let source = DispatchSource.makeReadSource(fileDescriptor: fileDescriptor, queue: queue)
-                waiter.arm(continuation, source: source)
+                sources?.live.add(1, ordering: .relaxed)
                 source.setEventHandler { waiter.finish() }
+                source.setCancelHandler { sources?.live.subtract(1, ordering: .relaxed) }
+                // Armed before it runs: a finish that came first (cancellation, a wake-up) still
+                // cancels this source instead of leaving it live and firing on a readable socket.
+                waiter.arm(continuation, source: source)
                 source.resume()
                 let micros = Int(timeout / .microseconds(1))
                 queue.asyncAfter(deadline: .now() + .microseconds(micros)) { waiter.finish() }
@@ -28,13 +37,20 @@ enum SocketReadiness {
         }
     }
 
-    /// Ends the current wait, if any, from another task.
+    /// Ends the current waits, if any, from another task. Every waiter registered at the time of
+    /// `fire` is woken: several viewers of one screen wait at once.
     final class WakeUp: Sendable {
-        private let waiter = Mutex<Waiter?>(nil)
+        private let waiters = Mutex<[ObjectIdentifier: Waiter]>([:])
 
-        fileprivate func register(_ waiter: Waiter?) { self.waiter.withLock { $0 = waiter } }
+        fileprivate func register(_ waiter: Waiter) { waiters.withLock { $0[ObjectIdentifier(waiter)] = waiter } }
 
-        func fire() { waiter.withLock { $0 }?.finish() }
+        fileprivate func unregister(_ waiter: Waiter) { _ = waiters.withLock { $0.removeValue(forKey: ObjectIdentifier(waiter)) } }
+
+        func fire() {
+            for waiter in waiters.withLock({ Array($0.values) }) { waiter.finish() }
+        }
+
+        var waiting: Int { waiters.withLock { $0.count } }
     }
 
     /// Resumes the continuation exactly once, whichever of readiness, timeout, a wake-up or
@@ -43,6 +59,8 @@ enum SocketReadiness {
         private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, source: ReadSource?, done: Bool)>(
             (nil, nil, false))
 
+        /// Hands over the continuation and source; when the wait already finished, both are
+        /// finished here at once.
         func arm(_ continuation: CheckedContinuation<Void, Never>, source: any DispatchSourceRead) {
             let finishedEarly = state.withLock { state in
                 if state.done { return true }
@@ -50,7 +68,10 @@ enum SocketReadiness {
                 state.source = ReadSource(source)
                 return false
             }
-            if finishedEarly { continuation.resume() }
+            if finishedEarly {
+                source.cancel()
+                continuation.resume()
+            }
         }
 
         func finish() {

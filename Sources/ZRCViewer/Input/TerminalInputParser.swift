@@ -236,7 +236,8 @@ public struct TerminalInputParser: Sendable {
         case 57_344...57_454:
             return nil  // functional keys in the private use area (keypad, media, lone modifiers): not mapped yet
         default:
-            guard let scalar = Unicode.Scalar(UInt32(code)), code >= 0x20 else { return nil }
+            // Any number a terminal (or garbage) sends: out-of-range codes are no key, never a trap.
+            guard code >= 0x20, let value = UInt32(exactly: code), let scalar = Unicode.Scalar(value) else { return nil }
             keysym = TerminalKeysym.character(scalar)
         }
         return .key(keysym: keysym, modifiers: modifiers, action: action)
