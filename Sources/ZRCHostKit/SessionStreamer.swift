@@ -43,13 +43,14 @@ actor SessionStreamer {
             do {
                 try await sendCursor()
                 if changed { changeOwed = true }
-                if changeOwed || refinementDue { try await stepFrames() }
+                // A refinement goes only once every frame in flight is acknowledged.
+                if changeOwed || (refinementDue && stream.inFlight.isEmpty) { try await stepFrames() }
             } catch {
                 logger.error("screen streaming stopped: \(error)")
                 await connection.close(reason: .internalError, text: "the host could not capture or encode its screen")
                 return
             }
-            if stream.canSend {
+            if !awaitingAcknowledgement {
                 changed = await sharing.source.waitForChange(for: viewer, timeout: waitTime())
             } else {
                 // Woken by the acknowledgement, so the next frame leaves as soon as it may; the
@@ -62,8 +63,16 @@ actor SessionStreamer {
 
     private var acknowledgementWaiter: CheckedContinuation<Void, Never>?
 
+    /// Whether the next step needs an acknowledgement first: no frame may be sent, or a due
+    /// refinement waits for the frames in flight (it is only sent once they are acknowledged).
+    /// Waiting on the screen then would return at once, again and again: a controller that
+    /// stopped acknowledging made the host spin a core.
+    private var awaitingAcknowledgement: Bool {
+        !stream.canSend || (refinementDue && !stream.inFlight.isEmpty)
+    }
+
     private func waitForAcknowledgement(timeout: Duration) async {
-        guard !stream.canSend, !Task.isCancelled else { return }
+        guard awaitingAcknowledgement, !Task.isCancelled else { return }
         await withCheckedContinuation { continuation in
             acknowledgementWaiter = continuation
             Task { [weak self] in

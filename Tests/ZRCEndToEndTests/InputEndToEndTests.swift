@@ -12,20 +12,21 @@ import Testing
         let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
         let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name],
                                   role: "host")
-        defer { Task { await host.terminate() } }
-        #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
-        let invite = try await env.invite(keyID: hostKey)
-        let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
-        #expect(pair.status == 0, "\(pair.stderr)")
+        try await host.terminatingAfter {
+            #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
+            let invite = try await env.invite(keyID: hostKey)
+            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+            #expect(pair.status == 0, "\(pair.stderr)")
 
-        for (x, y) in [(123, 456), (10, 20), (639, 479)] {
-            let move = try await env.run("zrc-ctl", ["input", "move", "desk", "\(x)", "\(y)", "--key-id", controllerKey], role: "controller")
-            #expect(move.status == 0, "\(move.stderr)")
-            let location = try PrivateDisplay.run("/usr/bin/xdotool", ["getmouselocation"], display: display.name)
-            #expect(location.hasPrefix("x:\(x) y:\(y) "), "\(location)")
+            for (x, y) in [(123, 456), (10, 20), (639, 479)] {
+                let move = try await env.run("zrc-ctl", ["input", "move", "desk", "\(x)", "\(y)", "--key-id", controllerKey], role: "controller")
+                #expect(move.status == 0, "\(move.stderr)")
+                let location = try PrivateDisplay.run("/usr/bin/xdotool", ["getmouselocation"], display: display.name)
+                #expect(location.hasPrefix("x:\(x) y:\(y) "), "\(location)")
+            }
+            let bad = try await env.run("zrc-ctl", ["input", "key", "desk", "hyper+x", "--key-id", controllerKey], role: "controller")
+            #expect(bad.status == 64)
+            #expect(bad.stderr.contains("not a modifier"))
         }
-        let bad = try await env.run("zrc-ctl", ["input", "key", "desk", "hyper+x", "--key-id", controllerKey], role: "controller")
-        #expect(bad.status == 64)
-        #expect(bad.stderr.contains("not a modifier"))
     }
 }

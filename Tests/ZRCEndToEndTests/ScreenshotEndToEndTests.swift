@@ -16,48 +16,49 @@ import Testing
         let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name],
                                   role: "host")
         let hostPID = host.process.processIdentifier
-        defer { Task { await host.terminate() } }
-        #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
-        #expect(host.stderr.contains("capture via MIT-SHM"), "\(host.stderr)")
-        let invite = try await env.invite(keyID: hostKey)
-        let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
-        #expect(pair.status == 0, "\(pair.stderr)")
+        try await host.terminatingAfter {
+            #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
+            #expect(host.stderr.contains("capture via MIT-SHM"), "\(host.stderr)")
+            let invite = try await env.invite(keyID: hostKey)
+            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+            #expect(pair.status == 0, "\(pair.stderr)")
 
-        let file = env.root.appendingPathComponent("screen.png")
-        let shot = try await env.run("zrc-ctl", ["screenshot", "desk", file.path, "--key-id", controllerKey], role: "controller")
-        #expect(shot.status == 0, "\(shot.stderr)")
-        #expect(shot.stdout.contains("Saved 640x480"))
-        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+            let file = env.root.appendingPathComponent("screen.png")
+            let shot = try await env.run("zrc-ctl", ["screenshot", "desk", file.path, "--key-id", controllerKey], role: "controller")
+            #expect(shot.status == 0, "\(shot.stderr)")
+            #expect(shot.stdout.contains("Saved 640x480"))
+            let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
 
-        // Count colours with an independent PNG reader.
-        let summary = try PrivateDisplay.run("/usr/bin/python3", ["-c", """
-            import struct, sys, zlib
-            d = open(sys.argv[1], 'rb').read(); pos = 8; idat = b''
-            while pos < len(d):
-                l, k = struct.unpack('>I4s', d[pos:pos + 8]); b = d[pos + 8:pos + 8 + l]
-                if k == b'IHDR': w, h = struct.unpack('>II', b[:8])
-                if k == b'IDAT': idat += b
-                pos += 12 + l
-            raw = zlib.decompress(idat); s = 1 + w * 3; blue = red = 0
-            for y in range(h):
-                for x in range(w):
-                    r, g, b = raw[y * s + 1 + x * 3:y * s + 4 + x * 3]
-                    if r < 24 and g < 24 and b > 231: blue += 1
-                    if r > 231 and g < 24 and b < 24: red += 1
-            print(w, h, blue * 100 // (w * h), red * 100 // (w * h))
-            """, file.path])
-        let numbers = summary.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(numbers.count == 4 && numbers[0] == 640 && numbers[1] == 480, "\(summary)")
-        #expect(numbers.count == 4 && numbers[2] >= 80, "mostly blue: \(summary)")
-        #expect(numbers.count == 4 && numbers[3] >= 3, "the red grid is there: \(summary)")
+            // Count colours with an independent PNG reader.
+            let summary = try PrivateDisplay.run("/usr/bin/python3", ["-c", """
+                import struct, sys, zlib
+                d = open(sys.argv[1], 'rb').read(); pos = 8; idat = b''
+                while pos < len(d):
+                    l, k = struct.unpack('>I4s', d[pos:pos + 8]); b = d[pos + 8:pos + 8 + l]
+                    if k == b'IHDR': w, h = struct.unpack('>II', b[:8])
+                    if k == b'IDAT': idat += b
+                    pos += 12 + l
+                raw = zlib.decompress(idat); s = 1 + w * 3; blue = red = 0
+                for y in range(h):
+                    for x in range(w):
+                        r, g, b = raw[y * s + 1 + x * 3:y * s + 4 + x * 3]
+                        if r < 24 and g < 24 and b > 231: blue += 1
+                        if r > 231 and g < 24 and b < 24: red += 1
+                print(w, h, blue * 100 // (w * h), red * 100 // (w * h))
+                """, file.path])
+            let numbers = summary.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            #expect(numbers.count == 4 && numbers[0] == 640 && numbers[1] == 480, "\(summary)")
+            #expect(numbers.count == 4 && numbers[2] >= 80, "mostly blue: \(summary)")
+            #expect(numbers.count == 4 && numbers[3] >= 3, "the red grid is there: \(summary)")
 
-        // The capture segment is private while the host runs and gone once it has exited.
-        let segments = SharedMemory.segments(createdBy: hostPID)
-        #expect(!segments.isEmpty, "the host captures through MIT-SHM")
-        #expect(segments.allSatisfy { $0.mode & 0o777 == 0o600 }, "\(segments)")
-        await host.terminate()
-        #expect(SharedMemory.segments(createdBy: hostPID).isEmpty, "no SHM segment outlives zrc-host")
+            // The capture segment is private while the host runs and gone once it has exited.
+            let segments = SharedMemory.segments(createdBy: hostPID)
+            #expect(!segments.isEmpty, "the host captures through MIT-SHM")
+            #expect(segments.allSatisfy { $0.mode & 0o777 == 0o600 }, "\(segments)")
+            await host.terminate()
+            #expect(SharedMemory.segments(createdBy: hostPID).isEmpty, "no SHM segment outlives zrc-host")
+        }
     }
 }
 

@@ -55,6 +55,19 @@ final class HostHarness: Sendable {
         throw CancellationError()
     }
 
+    /// Runs `body`, then stops the server and waits for it, also when `body` throws: a test's
+    /// server never outlives the test (an unawaited `defer { Task { … } }` let it).
+    func stoppingAfter<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
     func stop() async {
         await server.shutdown()
         task.withLock { $0?.cancel() }

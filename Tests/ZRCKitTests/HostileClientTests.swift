@@ -41,17 +41,18 @@ import ZRCProtocol
     func hostileConnectionIsClosedWithAReasonWhileAPairedSessionKeepsWorking(_ hostile: Case) async throws {
         let harness = try HostHarness(handshakeTimeout: Self.handshakeTimeout)
         let address = try await harness.start()
-        defer { Task { await harness.stop() } }
-        let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
-        let session = try await controller.connect(to: "desk")
+        try await harness.stoppingAfter {
+            let (controller, _) = harness.controller()
+            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            let session = try await controller.connect(to: "desk")
 
-        let closedByHost = try await RawClient.hostCloses(after: hostile.bytes, at: address, within: Self.handshakeTimeout)
-        #expect(closedByHost, "the host must close the connection itself")
-        #expect(await harness.log.waitFor(hostile.logged), "log: \(harness.log.all.joined(separator: "\n"))")
+            let closedByHost = try await RawClient.hostCloses(after: hostile.bytes, at: address, within: Self.handshakeTimeout)
+            #expect(closedByHost, "the host must close the connection itself")
+            #expect(await harness.log.waitFor(hostile.logged), "log: \(harness.log.all.joined(separator: "\n"))")
 
-        _ = try await session.ping()
-        #expect(await session.end == nil)
-        await session.close()
+            _ = try await session.ping()
+            #expect(await session.end == nil)
+            await session.close()
+        }
     }
 }

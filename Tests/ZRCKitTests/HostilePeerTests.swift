@@ -196,3 +196,47 @@ import ZRCProtocol
         await harness.stop()
     }
 }
+
+/// A controller that reads frames but never acknowledges them.
+@Suite struct UnacknowledgedFramesTests {
+    /// With a frame in flight and its refinement due, the streamer used to wake at once, again
+    /// and again, capturing each time: a core spent on a controller that stopped acknowledging.
+    @Test func aControllerThatNeverAcknowledgesCostsTheHostNoBusyLoop() async throws {
+        let screen = FakeScreen(width: 320, height: 200)
+        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
+        let address = try await harness.start()
+        let (controller, identity) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        try await harness.stoppingAfter {
+            let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(5))
+            // Reads (so the host is never blocked on writing) for 3 s, acknowledging nothing.
+            let timer = TCPEndpoint.closeAfter(.seconds(3), channel: channel.channel)
+            defer { timer.cancel() }
+            let change = Task {
+                try? await Task.sleep(for: .seconds(1))
+                screen.draw { $0.setPixel(x: 1, y: 1, rgb: 0xFF) }
+            }
+            let frames = try await channel.executeThenClose { inbound, outbound in
+                var handshake = try ControllerHandshake(
+                    purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
+                    timestampMicros: WireClock.unixMicros(), agent: "no acks", crypto: harness.crypto)
+                try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
+                var iterator = inbound.makeAsyncIterator()
+                while let buffer = try await iterator.next() {
+                    if try handshake.receive(buffer.readableBytesView) != nil { break }
+                }
+                var secure = try handshake.establish()
+                try await outbound.write(ByteBuffer(bytes: try secure.seal(
+                    .hello(protocolVersion: 1, capabilities: [.jpegRects, .solidRects, .rawRects], agent: "no acks"))))
+                var frames = 0
+                while let buffer = try? await iterator.next() {
+                    frames += (try secure.open(buffer.readableBytesView)).count { if case .frameUpdate = $0 { true } else { false } }
+                }
+                return frames
+            }
+            await change.value
+            #expect(frames >= 1 && frames <= 2, "at most two frames go unacknowledged: \(frames)")
+            #expect(screen.captures < 50, "\(screen.captures) captures for a screen that changed once")
+        }
+    }
+}

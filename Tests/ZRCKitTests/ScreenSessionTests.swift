@@ -30,38 +30,40 @@ import ZRCProtocol
     @Test func theControllerComposesTheHostScreenAndOnlyChangesFollow() async throws {
         let screen = FakeScreen(width: 320, height: 200)
         let (harness, controller) = try await start(screen: screen)
-        defer { Task { await harness.stop() } }
-        let session = try await controller.connect(to: "desk")
-        let first = try #require(await waitForFrame(session, matching: screen.pixels))
+        try await harness.stoppingAfter {
+            let session = try await controller.connect(to: "desk")
+            let first = try #require(await waitForFrame(session, matching: screen.pixels))
 
-        screen.draw { $0.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000) }
-        let second = try #require(await waitForFrame(session, matching: screen.pixels, after: first.version))
-        #expect(second.dirty == [PixelRect(x: 64, y: 64, width: 64, height: 64)], "only the changed tile travels")
-        #expect(second.captureMicros <= second.encodeDoneMicros && second.encodeDoneMicros <= second.sendMicros)
+            screen.draw { $0.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000) }
+            let second = try #require(await waitForFrame(session, matching: screen.pixels, after: first.version))
+            #expect(second.dirty == [PixelRect(x: 64, y: 64, width: 64, height: 64)], "only the changed tile travels")
+            #expect(second.captureMicros <= second.encodeDoneMicros && second.encodeDoneMicros <= second.sendMicros)
 
-        // Once the still areas have been refined (100 ms after the last change), a static screen sends
-        // nothing but keepalives. How long the refinement takes to arrive depends on the machine's
-        // load, so wait (bounded) for the stream to settle before watching for silence.
-        let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
-        try await Task.sleep(for: .seconds(2))
-        #expect(await session.pollFrame(newerThan: before) == nil)
-        await session.close()
+            // Once the still areas have been refined (100 ms after the last change), a static screen sends
+            // nothing but keepalives. How long the refinement takes to arrive depends on the machine's
+            // load, so wait (bounded) for the stream to settle before watching for silence.
+            let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
+            try await Task.sleep(for: .seconds(2))
+            #expect(await session.pollFrame(newerThan: before) == nil)
+            await session.close()
+        }
     }
 
     @Test func theCursorShapeTravelsOnceAndItsPositionFollows() async throws {
         let screen = FakeScreen(width: 64, height: 64)
         let (harness, controller) = try await start(screen: screen)
-        defer { Task { await harness.stop() } }
-        let session = try await controller.connect(to: "desk")
-        #expect(await waitFor { await session.pollCursor().x == 5 })
-        #expect(await session.pollCursor().shape == FakeScreen.arrow)
-        screen.movePointer(x: 40, y: 30)
-        #expect(await waitFor {
-            let cursor = await session.pollCursor()
-            return cursor.x == 40 && cursor.y == 30
-        })
-        #expect(await session.cursorShapesReceived == 1)
-        await session.close()
+        try await harness.stoppingAfter {
+            let session = try await controller.connect(to: "desk")
+            #expect(await waitFor { await session.pollCursor().x == 5 })
+            #expect(await session.pollCursor().shape == FakeScreen.arrow)
+            screen.movePointer(x: 40, y: 30)
+            #expect(await waitFor {
+                let cursor = await session.pollCursor()
+                return cursor.x == 40 && cursor.y == 30
+            })
+            #expect(await session.cursorShapesReceived == 1)
+            await session.close()
+        }
     }
 
     func waitFor(_ condition: () async -> Bool) async -> Bool {
@@ -75,22 +77,23 @@ import ZRCProtocol
     @Test func inputReachesTheHostUnlessTheSessionIsViewOnly() async throws {
         let screen = FakeScreen(width: 64, height: 64)
         let (harness, controller) = try await start(screen: screen)
-        defer { Task { await harness.stop() } }
-        let events: [InputEvent] = [.pointerMove(x: 10, y: 20), .button(1, pressed: true, x: 10, y: 20),
-                                    .key(keysym: 0x61, pressed: true, modifiers: [.shift]), .text("héllo ✓")]
-        let session = try await controller.connect(to: "desk")
-        for event in events { try await session.send(.input(event)) }
-        _ = try await session.ping()
-        #expect(screen.injected == events)
-        await session.close()
-        _ = await session.waitUntilEnded()
-        #expect(await waitFor { screen.releases >= 1 }, "held keys and buttons are released when a session ends")
+        try await harness.stoppingAfter {
+            let events: [InputEvent] = [.pointerMove(x: 10, y: 20), .button(1, pressed: true, x: 10, y: 20),
+                                        .key(keysym: 0x61, pressed: true, modifiers: [.shift]), .text("héllo ✓")]
+            let session = try await controller.connect(to: "desk")
+            for event in events { try await session.send(.input(event)) }
+            _ = try await session.ping()
+            #expect(screen.injected == events)
+            await session.close()
+            _ = await session.waitUntilEnded()
+            #expect(await waitFor { screen.releases >= 1 }, "held keys and buttons are released when a session ends")
 
-        let viewer = try await controller.connect(to: "desk", viewOnly: true)
-        #expect(viewer.granted.contains(.viewOnly))
-        try await viewer.send(.input(.pointerMove(x: 1, y: 1)))
-        #expect(await SessionWaits.inputRefused(viewer))
-        #expect(screen.injected == events, "nothing from the view-only session was injected")
-        await viewer.close()
+            let viewer = try await controller.connect(to: "desk", viewOnly: true)
+            #expect(viewer.granted.contains(.viewOnly))
+            try await viewer.send(.input(.pointerMove(x: 1, y: 1)))
+            #expect(await SessionWaits.inputRefused(viewer))
+            #expect(screen.injected == events, "nothing from the view-only session was injected")
+            await viewer.close()
+        }
     }
 }

@@ -22,34 +22,35 @@ import NIOCore
         let screen = FakeScreen(width: 64, height: 64)
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         _ = try await harness.start()
-        defer { Task { await harness.stop() } }
-        let (first, second) = try await pairedControllers(harness)
-        let controlling = try await first.connect(to: "desk")
-        #expect(!controlling.granted.contains(.viewOnly))
-        let watching = try await second.connect(to: "desk")
-        #expect(watching.granted.contains(.viewOnly))
+        try await harness.stoppingAfter {
+            let (first, second) = try await pairedControllers(harness)
+            let controlling = try await first.connect(to: "desk")
+            #expect(!controlling.granted.contains(.viewOnly))
+            let watching = try await second.connect(to: "desk")
+            #expect(watching.granted.contains(.viewOnly))
 
-        _ = try await watching.ping()  // a keepalive round trip, so the listing has an RTT
-        try await Task.sleep(for: .milliseconds(700))
-        guard case .sessions(let sessions) = try await harness.request(.listSessions) else { throw HarnessError("no list") }
-        #expect(sessions.map(\.controllerName) == ["first", "second"])
-        #expect(sessions.map(\.viewOnly) == [false, true])
-        #expect(sessions.allSatisfy { $0.bytesPerSecond > 0 })
+            _ = try await watching.ping()  // a keepalive round trip, so the listing has an RTT
+            try await Task.sleep(for: .milliseconds(700))
+            guard case .sessions(let sessions) = try await harness.request(.listSessions) else { throw HarnessError("no list") }
+            #expect(sessions.map(\.controllerName) == ["first", "second"])
+            #expect(sessions.map(\.viewOnly) == [false, true])
+            #expect(sessions.allSatisfy { $0.bytesPerSecond > 0 })
 
-        #expect(try await harness.request(.endSession(id: sessions[0].id)) == .sessionEnded(id: sessions[0].id))
-        #expect(await controlling.waitUntilEnded() == .remote(reason: .normal, text: "the host's user ended this session"))
-        await watching.close()
-        _ = await watching.waitUntilEnded()
-        // The host forgets an ended session asynchronously; a loaded machine may take a moment.
-        var next = try await second.connect(to: "desk")
-        for _ in 0..<50 where next.granted.contains(.viewOnly) {
+            #expect(try await harness.request(.endSession(id: sessions[0].id)) == .sessionEnded(id: sessions[0].id))
+            #expect(await controlling.waitUntilEnded() == .remote(reason: .normal, text: "the host's user ended this session"))
+            await watching.close()
+            _ = await watching.waitUntilEnded()
+            // The host forgets an ended session asynchronously; a loaded machine may take a moment.
+            var next = try await second.connect(to: "desk")
+            for _ in 0..<50 where next.granted.contains(.viewOnly) {
+                await next.close()
+                _ = await next.waitUntilEnded()
+                try await Task.sleep(for: .milliseconds(100))
+                next = try await second.connect(to: "desk")
+            }
+            #expect(!next.granted.contains(.viewOnly), "control passes on once the controlling session has ended")
             await next.close()
-            _ = await next.waitUntilEnded()
-            try await Task.sleep(for: .milliseconds(100))
-            next = try await second.connect(to: "desk")
         }
-        #expect(!next.granted.contains(.viewOnly), "control passes on once the controlling session has ended")
-        await next.close()
     }
 
     @Test func theRefusePolicyTurnsAwayASecondController() async throws {
@@ -57,15 +58,16 @@ import NIOCore
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }),
                                       policy: .refuse)
         _ = try await harness.start()
-        defer { Task { await harness.stop() } }
-        let (first, second) = try await pairedControllers(harness)
-        let controlling = try await first.connect(to: "desk")
-        let error = await #expect(throws: ControllerError.self) { try await second.connect(to: "desk") }
-        #expect(error?.kind == .rejected(.refusedByPolicy))
-        let watcher = try await second.connect(to: "desk", viewOnly: true)
-        #expect(watcher.granted.contains(.viewOnly), "asking for view-only is always allowed")
-        await watcher.close()
-        await controlling.close()
+        try await harness.stoppingAfter {
+            let (first, second) = try await pairedControllers(harness)
+            let controlling = try await first.connect(to: "desk")
+            let error = await #expect(throws: ControllerError.self) { try await second.connect(to: "desk") }
+            #expect(error?.kind == .rejected(.refusedByPolicy))
+            let watcher = try await second.connect(to: "desk", viewOnly: true)
+            #expect(watcher.granted.contains(.viewOnly), "asking for view-only is always allowed")
+            await watcher.close()
+            await controlling.close()
+        }
     }
 }
 
@@ -76,43 +78,44 @@ import NIOCore
         let screen = FakeScreen(width: 256, height: 128)
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         let address = try await harness.start()
-        defer { Task { await harness.stop() } }
-        let (controller, identity) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        try await harness.stoppingAfter {
+            let (controller, identity) = harness.controller()
+            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
 
-        let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(2))
-        try await channel.executeThenClose { inbound, outbound in
-            var handshake = try ControllerHandshake(
-                purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
-                timestampMicros: WireClock.unixMicros(), agent: "vanishing", crypto: harness.crypto)
-            try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
-            var iterator = inbound.makeAsyncIterator()
-            while let buffer = try await iterator.next() {
-                if try handshake.receive(buffer.readableBytesView) != nil { break }
+            let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(2))
+            try await channel.executeThenClose { inbound, outbound in
+                var handshake = try ControllerHandshake(
+                    purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
+                    timestampMicros: WireClock.unixMicros(), agent: "vanishing", crypto: harness.crypto)
+                try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
+                var iterator = inbound.makeAsyncIterator()
+                while let buffer = try await iterator.next() {
+                    if try handshake.receive(buffer.readableBytesView) != nil { break }
+                }
+                var secure = try handshake.establish()
+                try await outbound.write(ByteBuffer(bytes: try secure.seal(.hello(protocolVersion: 1, capabilities: [.jpegRects, .solidRects], agent: "vanishing"))))
+                // Keep the screen busy, read until a frame is on its way, then drop the connection mid-stream.
+                screen.draw { $0.fill(PixelRect(x: 0, y: 0, width: 100, height: 100), rgb: 0x00FF00) }
+                var sawFrame = false
+                while !sawFrame, let buffer = try await iterator.next() {
+                    sawFrame = try secure.open(buffer.readableBytesView).contains { if case .frameUpdate = $0 { true } else { false } }
+                }
+                #expect(sawFrame)
             }
-            var secure = try handshake.establish()
-            try await outbound.write(ByteBuffer(bytes: try secure.seal(.hello(protocolVersion: 1, capabilities: [.jpegRects, .solidRects], agent: "vanishing"))))
-            // Keep the screen busy, read until a frame is on its way, then drop the connection mid-stream.
-            screen.draw { $0.fill(PixelRect(x: 0, y: 0, width: 100, height: 100), rgb: 0x00FF00) }
-            var sawFrame = false
-            while !sawFrame, let buffer = try await iterator.next() {
-                sawFrame = try secure.open(buffer.readableBytesView).contains { if case .frameUpdate = $0 { true } else { false } }
-            }
-            #expect(sawFrame)
-        }
-        #expect(await harness.log.waitFor("session ended"))
+            #expect(await harness.log.waitFor("session ended"))
 
-        screen.draw { $0.fill(PixelRect(x: 100, y: 0, width: 50, height: 50), rgb: 0x0000FF) }
-        let next = try await controller.connect(to: "desk")
-        #expect(!next.granted.contains(.viewOnly), "control passed on")
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        var matched = false
-        while clock.now < deadline, !matched {
-            matched = await next.pollFrame()?.pixels == screen.pixels
-            if !matched { try await Task.sleep(for: .milliseconds(20)) }
+            screen.draw { $0.fill(PixelRect(x: 100, y: 0, width: 50, height: 50), rgb: 0x0000FF) }
+            let next = try await controller.connect(to: "desk")
+            #expect(!next.granted.contains(.viewOnly), "control passed on")
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(5)
+            var matched = false
+            while clock.now < deadline, !matched {
+                matched = await next.pollFrame()?.pixels == screen.pixels
+                if !matched { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(matched, "the next controller gets the current screen")
+            await next.close()
         }
-        #expect(matched, "the next controller gets the current screen")
-        await next.close()
     }
 }

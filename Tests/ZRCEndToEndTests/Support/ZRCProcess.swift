@@ -33,6 +33,18 @@ final class ZRCProcess: Sendable {
     var isRunning: Bool { process.isRunning }
 
     /// Waits for the process to exit; nil if it is still running after `timeout`.
+    /// Runs `body`, then terminates the process and waits for it, also when `body` throws.
+    func terminatingAfter<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await terminate()
+            return result
+        } catch {
+            await terminate()
+            throw error
+        }
+    }
+
     func waitForExit(timeout: Duration) async -> Int32? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
