@@ -28,7 +28,9 @@ struct HostConnectionHandler: Sendable {
         var logger = server.logger
         logger[metadataKey: "peer"] = "\(remote)"
         guard await server.connectionOpened(source: source) else {
-            try? await connection.channel.close()
+            // Through executeThenClose even when nothing is said: an async channel dropped
+            // unfinished is a fatal error in NIO (a flood of refusals made that happen).
+            try? await connection.executeThenClose { _, _ in }
             return
         }
         var stage = Stage.unidentified
