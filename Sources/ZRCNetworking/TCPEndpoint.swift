@@ -22,7 +22,11 @@ public enum TCPEndpoint {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try Connection(wrappingChannelSynchronously: channel)
+                    // Closed when dropped: a connection the kernel had queued as the server shut
+                    // down reaches no handler, and NIO treats an unfinished channel dropped that
+                    // way as a fatal error unless it is told to close it on deinit. Every
+                    // connection that is handed out still goes through executeThenClose.
+                    try Connection(synchronouslyWrapping: channel)
                 }
             }
     }
