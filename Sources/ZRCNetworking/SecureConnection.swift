@@ -102,7 +102,9 @@ public actor SecureConnection {
         receivedBytes += bytes.count
         let before = channel.authenticatedRecords
         let messages = try channel.open(bytes)
-        if channel.authenticatedRecords != before { liveness.heard(atMicros: WireClock.monotonicMicros()) }
+        if channel.authenticatedRecords != before {
+            liveness.heard(atMicros: WireClock.monotonicMicros(), receivingMessage: channel.isReceivingMessage)
+        }
         return messages
     }
 
@@ -118,6 +120,9 @@ public actor SecureConnection {
                 try? send(.ping(id: id, sentAtMicros: sentAt))
             case .closeSilentPeer(let text):
                 close(reason: .timeout, text: text, recording: .peerTimedOut)
+            case .closeStalledMessage(let text):
+                logger.warning("closing: \(text)")
+                close(reason: .protocolError, text: text)
             case .abort:
                 abort()
             }

@@ -112,3 +112,34 @@ import ZRCProtocol
         #expect(ConnectionTimings.micros(duration) == micros)
     }
 }
+
+/// A peer that trickles the fragments of a message that never completes (each record is
+/// authenticated, so it counts as alive) is closed once the message has taken a minute.
+@Suite struct MessageDeadlineTests {
+    let timings = ConnectionTimings(keepaliveInterval: .seconds(5), deadPeerTimeout: .seconds(20))
+    let second: UInt64 = 1_000_000
+
+    @Test func aMessageThatNeverCompletesIsCutOffAfterAMinute() {
+        var liveness = ConnectionLiveness(timings: timings, nowMicros: 0)
+        var closedAt: UInt64?
+        for step in 1...200 where closedAt == nil {
+            let now = UInt64(step) * second
+            liveness.heard(atMicros: now, receivingMessage: true)
+            if liveness.tick(nowMicros: now).contains(where: { if case .closeStalledMessage = $0 { true } else { false } }) {
+                closedAt = now
+            }
+        }
+        #expect(closedAt == 62 * second, "the message began at 1 s; more than 60 s later it is cut off")
+    }
+
+    @Test func messagesThatCompleteResetTheClock() {
+        var liveness = ConnectionLiveness(timings: timings, nowMicros: 0)
+        for step in 1...300 {
+            let now = UInt64(step) * second
+            // Each message takes 50 s, then completes.
+            liveness.heard(atMicros: now, receivingMessage: step % 50 != 0)
+            let actions = liveness.tick(nowMicros: now)
+            #expect(!actions.contains { if case .closeStalledMessage = $0 { true } else { false } }, "step \(step)")
+        }
+    }
+}

@@ -23,12 +23,18 @@ public struct ConnectionLiveness: Sendable {
         public var lastHeardMicros: UInt64
         public var lastSentMicros: UInt64
         public var lastPingID: UInt64
+        /// When the message now being reassembled began to arrive, if one is.
+        public var messageStartedMicros: UInt64?
     }
 
     public enum Action: Sendable, Equatable {
         case sendPing(id: UInt64, sentAtMicros: UInt64)
         /// Nothing was heard for the dead-peer timeout: close with `.timeout` and record a timed-out peer.
         case closeSilentPeer(text: String)
+        /// A fragmented message has been arriving for longer than `messageDeadlineMicros`: close
+        /// with `.protocolError` (a peer trickling fragments that never end holds memory and the
+        /// connection for nothing).
+        case closeStalledMessage(text: String)
         /// The flush time after a close ran out: shut the socket.
         case abort
     }
@@ -40,12 +46,15 @@ public struct ConnectionLiveness: Sendable {
 
     /// How long a closing connection may take to flush its last records.
     public static let closeFlushMicros: UInt64 = 2_000_000
+    /// How long one fragmented message may take to arrive completely. Hosts send frames of at
+    /// most a few MiB and small messages otherwise; 60 s leaves room for a slow link.
+    public static let messageDeadlineMicros: UInt64 = 60_000_000
     /// Pongs older than this are not believed as round trips (a pong to a ping we never sent).
     static let maximumRoundTripMicros: UInt64 = 60_000_000
 
     public init(timings: ConnectionTimings, nowMicros: UInt64) {
         self.timings = timings
-        state = .open(Open(lastHeardMicros: nowMicros, lastSentMicros: nowMicros, lastPingID: 0))
+        state = .open(Open(lastHeardMicros: nowMicros, lastSentMicros: nowMicros, lastPingID: 0, messageStartedMicros: nil))
     }
 
     /// `later − earlier`, or 0 when `earlier` is the later of the two.
@@ -53,11 +62,13 @@ public struct ConnectionLiveness: Sendable {
         later > earlier ? later - earlier : 0
     }
 
-    /// An authenticated record arrived.
-    public mutating func heard(atMicros now: UInt64) {
+    /// An authenticated record arrived; `receivingMessage`: a fragmented message is still
+    /// incomplete after it.
+    public mutating func heard(atMicros now: UInt64, receivingMessage: Bool = false) {
         switch state {
         case .open(var open):
             open.lastHeardMicros = max(open.lastHeardMicros, now)
+            open.messageStartedMicros = receivingMessage ? open.messageStartedMicros ?? now : nil
             state = .open(open)
         case .closing, .closed:
             break
@@ -103,6 +114,10 @@ public struct ConnectionLiveness: Sendable {
                 state = .closing(abortAtMicros: now &+ Self.closeFlushMicros)
                 return [.closeSilentPeer(text: "nothing received for \(timings.deadPeerTimeout)")]
             }
+            if let started = open.messageStartedMicros, Self.elapsed(from: started, to: now) > Self.messageDeadlineMicros {
+                state = .closing(abortAtMicros: now &+ Self.closeFlushMicros)
+                return [.closeStalledMessage(text: "a message took more than \(Self.messageDeadlineMicros / 1_000_000) s to arrive")]
+            }
             guard Self.elapsed(from: open.lastSentMicros, to: now) >= timings.keepaliveIntervalMicros else { return [] }
             open.lastPingID &+= 1
             open.lastSentMicros = now
@@ -121,7 +136,8 @@ public struct ConnectionLiveness: Sendable {
     public var nextDeadlineMicros: UInt64? {
         switch state {
         case .open(let open):
-            min(open.lastHeardMicros &+ timings.deadPeerTimeoutMicros &+ 1, open.lastSentMicros &+ timings.keepaliveIntervalMicros)
+            min(open.lastHeardMicros &+ timings.deadPeerTimeoutMicros &+ 1, open.lastSentMicros &+ timings.keepaliveIntervalMicros,
+                open.messageStartedMicros.map { $0 &+ Self.messageDeadlineMicros &+ 1 } ?? .max)
         case .closing(let abortAt):
             abortAt
         case .closed:

@@ -21,6 +21,9 @@ public struct SecureChannel: ~Copyable, Sendable {
         reassembler = MessageReassembler(maxMessageLength: maxMessageLength)
     }
 
+    /// Whether part of a fragmented message has arrived and the rest has not.
+    public var isReceivingMessage: Bool { reassembler.isReceivingMessage }
+
     /// The handshake transcript hash; equal on both sides (usable for channel binding).
     public var handshakeHash: [UInt8] { transport.handshakeHash }
 
