@@ -29,8 +29,14 @@ public struct SecureChannel: ~Copyable, Sendable {
 
     /// Encrypts one message into one or more transport records, ready to write in order.
     public mutating func seal(_ message: ZRCMessage) throws(SessionError) -> [UInt8] {
+        try seal(encoded: message.encode())
+    }
+
+    /// Seals bytes as one application message without checking them: for tests that play a
+    /// hostile peer (a valid message is always sealed through `seal(_:)`).
+    mutating func seal(encoded message: [UInt8]) throws(SessionError) -> [UInt8] {
         var writer = ByteWriter()
-        for fragment in fragmenter.fragments(of: message.encode()) {
+        for fragment in fragmenter.fragments(of: message) {
             do {
                 let ciphertext = try transport.encrypt(fragment)
                 Record(type: .transport, body: ciphertext).encode(into: &writer)

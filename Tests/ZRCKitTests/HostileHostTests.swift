@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import ZRCProtocol
+
+/// `zrc-ctl` as a real process against a malicious host: it stops with a clear message, keeps its
+/// memory bounded, and never lets the host's words act on the terminal.
+@Suite struct HostileHostTests {
+    struct Outcome {
+        let status: Int32
+        let output: String
+        /// Peak resident memory of the `zrc-ctl` process, in MiB.
+        let peakMiB: Double
+    }
+
+    /// Runs `zrc-ctl ARGS` on a thread of its own: waiting for a process blocks, and a blocked
+    /// cooperative thread (two on this machine) would starve the hostile host's own tasks.
+    static func runController(_ arguments: [String], against host: HostileHost) async throws -> Outcome {
+        let binaries = try #require(ProcessInfo.processInfo.environment["ZRC_BIN_DIR"], "run through Tools/test.sh")
+        let (identity, port) = (host.identity.publicKey.hex, host.port)
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try runControllerBlocking(arguments, binaries: binaries, hostKey: identity, port: port) })
+            }.start()
+        }
+    }
+
+    /// Runs `zrc-ctl ARGS` (file key store, private directories) paired with the host, measuring its
+    /// peak memory (the kernel's ru_maxrss of the child, through Python's resource module).
+    static func runControllerBlocking(_ arguments: [String], binaries: String, hostKey: String, port: UInt16) throws -> Outcome {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var environment = ProcessInfo.processInfo.environment
+        for (variable, folder) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_RUNTIME_DIR", "run")] {
+            let directory = root.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            environment[variable] = directory.path
+        }
+        // The controller has "paired" with the hostile host: its key is pinned under `evil`.
+        let zrcData = root.appendingPathComponent("data/zrc")
+        try FileManager.default.createDirectory(at: zrcData, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let knownHosts = """
+            {"version": 1, "hosts": [{"name": "evil", "hostName": "evil", "publicKey": "\(hostKey)",
+              "addresses": ["127.0.0.1:\(port)"], "pairedAt": "2026-11-24T00:00:00Z"}]}
+            """
+        let file = zrcData.appendingPathComponent("known-hosts.json")
+        try Data(knownHosts.utf8).write(to: file)
+        chmod(file.path, 0o600)
+
+        let script = "import resource, subprocess, sys\n"
+            + "r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)\n"
+            + "sys.stdout.buffer.write(r.stdout)\n"
+            + "sys.stdout.buffer.write(b'\\nMAXRSS %d\\nSTATUS %d\\n' % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode))\n"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, "\(binaries)/zrc-ctl"] + arguments + ["--key-store", "file"]
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        let rss = lines.last { $0.hasPrefix("MAXRSS ") }.flatMap { Double($0.dropFirst(7)) } ?? -1
+        let status = lines.last { $0.hasPrefix("STATUS ") }.flatMap { Int32($0.dropFirst(7)) } ?? -1
+        return Outcome(status: status, output: text, peakMiB: rss / 1024)
+    }
+
+    static func expectNoPeerEscapes(_ output: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for forbidden in ["\u{1B}]0;PWNED", "\u{1B}[2J", "\u{202E}", "\u{200B}", "\u{07}"] {
+            #expect(!output.contains(forbidden), "the host's \(forbidden.debugDescription) reached the output: \(output.debugDescription)",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func escapeSequencesInEveryStringFieldNeverReachTheOutput() async throws {
+        let host = try await HostileHost(hostName: "evil " + HostileMessages.escapes,
+                                         script: [HostileMessages.hello, HostileMessages.notice, HostileMessages.revokedClose])
+        let outcome = try await Self.runController(["ping", "evil", "--count", "3", "--interval", "0.5s"], against: host)
+        await host.stop()
+        #expect(outcome.status != 0, "the session ended by the host's close: \(outcome.output)")
+        #expect(outcome.output.contains("PWNED"), "the host's words are shown, made harmless: \(outcome.output)")
+        Self.expectNoPeerEscapes(outcome.output)
+    }
+
+    @Test func aHugeAnnouncedScreenStopsTheControllerWithoutAllocatingIt() async throws {
+        let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello,
+                                                                    HostileMessages.emptyFrame(id: 1, width: 65535, height: 65535)])
+        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
+        defer { try? FileManager.default.removeItem(at: screenshot) }
+        let outcome = try await Self.runController(["screenshot", "evil", screenshot.path, "--timeout", "10s"], against: host)
+        await host.stop()
+        #expect(outcome.status != 0, "\(outcome.output)")
+        #expect(outcome.output.contains("65535x65535"), "a clear message names the problem: \(outcome.output)")
+        // 65535² × 4 bytes would be 16 GiB; the limit is checked before anything is allocated.
+        #expect(outcome.peakMiB < 200, "zrc-ctl peaked at \(outcome.peakMiB) MiB")
+        Self.expectNoPeerEscapes(outcome.output)
+    }
+
+    @Test func aFloodOfRectsKeepsTheControllersMemoryBounded() async throws {
+        let flood = (1...8).map { HostileMessages.rectFlood(id: UInt64($0)) }
+        let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello] + flood)
+        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
+        defer { try? FileManager.default.removeItem(at: screenshot) }
+        let outcome = try await Self.runController(["screenshot", "evil", screenshot.path, "--timeout", "20s"], against: host)
+        await host.stop()
+        #expect(outcome.status == 0, "valid (if silly) updates make a screenshot: \(outcome.output)")
+        // A 1920×1080 framebuffer is 8 MiB; eight floods of 65535 rects must not add up.
+        #expect(outcome.peakMiB < 250, "zrc-ctl peaked at \(outcome.peakMiB) MiB")
+        print("rect flood: zrc-ctl peaked at \(Int(outcome.peakMiB)) MiB")
+    }
+}
