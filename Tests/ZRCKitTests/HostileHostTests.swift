@@ -14,19 +14,23 @@ import ZRCProtocol
 
     /// Runs `zrc-ctl ARGS` on a thread of its own: waiting for a process blocks, and a blocked
     /// cooperative thread (two on this machine) would starve the hostile host's own tasks.
-    static func runController(_ arguments: [String], against host: HostileHost) async throws -> Outcome {
+    static func runController(_ arguments: [String], against host: HostileHost, inTerminal: Bool = false) async throws -> Outcome {
         let binaries = try #require(ProcessInfo.processInfo.environment["ZRC_BIN_DIR"], "run through Tools/test.sh")
         let (identity, port) = (host.identity.publicKey.hex, host.port)
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try runControllerBlocking(arguments, binaries: binaries, hostKey: identity, port: port) })
+                continuation.resume(with: Result {
+                    try runControllerBlocking(arguments, binaries: binaries, hostKey: identity, port: port, inTerminal: inTerminal)
+                })
             }.start()
         }
     }
 
     /// Runs `zrc-ctl ARGS` (file key store, private directories) paired with the host, measuring its
     /// peak memory (the kernel's ru_maxrss of the child, through Python's resource module).
-    static func runControllerBlocking(_ arguments: [String], binaries: String, hostKey: String, port: UInt16) throws -> Outcome {
+    /// `inTerminal`: inside a 100×30 pseudo-terminal (`script`), whose raw output is the outcome's.
+    static func runControllerBlocking(_ arguments: [String], binaries: String, hostKey: String, port: UInt16,
+                                      inTerminal: Bool) throws -> Outcome {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: root) }
         var environment = ProcessInfo.processInfo.environment
@@ -50,9 +54,16 @@ import ZRCProtocol
             + "r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)\n"
             + "sys.stdout.buffer.write(r.stdout)\n"
             + "sys.stdout.buffer.write(b'\\nMAXRSS %d\\nSTATUS %d\\n' % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode))\n"
+        var command = ["\(binaries)/zrc-ctl"] + arguments + ["--key-store", "file"]
+        let typescript = root.appendingPathComponent("typescript")
+        if inTerminal {
+            // Everything the viewer writes to its terminal, byte for byte, lands in `typescript`.
+            let quoted = command.map { "'\($0)'" }.joined(separator: " ")
+            command = ["/usr/bin/script", "-q", "-f", "-e", "-c", "stty rows 30 cols 100; exec \(quoted)", typescript.path]
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, "\(binaries)/zrc-ctl"] + arguments + ["--key-store", "file"]
+        process.arguments = ["-c", script] + command
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -60,15 +71,18 @@ import ZRCProtocol
         try process.run()
         let bytes = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let text = String(decoding: bytes, as: UTF8.self)
+        var text = String(decoding: bytes, as: UTF8.self)
+        if inTerminal { text += String(decoding: (try? Data(contentsOf: typescript)) ?? Data(), as: UTF8.self) }
         let lines = text.split(separator: "\n")
         let rss = lines.last { $0.hasPrefix("MAXRSS ") }.flatMap { Double($0.dropFirst(7)) } ?? -1
         let status = lines.last { $0.hasPrefix("STATUS ") }.flatMap { Int32($0.dropFirst(7)) } ?? -1
         return Outcome(status: status, output: text, peakMiB: rss / 1024)
     }
 
-    static func expectNoPeerEscapes(_ output: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        for forbidden in ["\u{1B}]0;PWNED", "\u{1B}[2J", "\u{202E}", "\u{200B}", "\u{07}"] {
+    /// `viewer`: the output is a viewer's, which clears the screen itself (ESC [2J is its own then).
+    static func expectNoPeerEscapes(_ output: String, viewer: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+        let forbidden = ["\u{1B}]0;PWNED", "\u{202E}", "\u{200B}", "\u{07}"] + (viewer ? [] : ["\u{1B}[2J"])
+        for forbidden in forbidden {
             #expect(!output.contains(forbidden), "the host's \(forbidden.debugDescription) reached the output: \(output.debugDescription)",
                     sourceLocation: sourceLocation)
         }
@@ -109,5 +123,17 @@ import ZRCProtocol
         // A 1920×1080 framebuffer is 8 MiB; eight floods of 65535 rects must not add up.
         #expect(outcome.peakMiB < 250, "zrc-ctl peaked at \(outcome.peakMiB) MiB")
         print("rect flood: zrc-ctl peaked at \(Int(outcome.peakMiB)) MiB")
+    }
+
+    /// The viewer in a real pseudo-terminal: the host's name (on the status line), its notice and
+    /// its close text are drawn, made harmless; none of its escape sequences reaches the terminal.
+    @Test func theViewerDrawsNothingTheHostCouldUseToActOnTheTerminal() async throws {
+        let host = try await HostileHost(hostName: "evil " + HostileMessages.escapes,
+                                         script: [HostileMessages.hello, HostileMessages.notice, HostileMessages.revokedClose])
+        let outcome = try await Self.runController(["view", "evil", "--renderer", "symbols"], against: host, inTerminal: true)
+        await host.stop()
+        #expect(outcome.status == 4, "the viewer stops: the host says it revoked this controller: \(outcome.output.suffix(600))")
+        #expect(outcome.output.contains("\u{FFFD}]0;PWNED"), "the host's words are shown, made harmless")
+        Self.expectNoPeerEscapes(outcome.output, viewer: true)
     }
 }
