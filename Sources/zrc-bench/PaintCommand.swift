@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ZRCCommandSupport
 import ZRCX11
 
 /// The benchmark's test client, in a process of its own so its time is not counted as the host's.
@@ -20,8 +21,28 @@ struct PaintCommand: ParsableCommand {
         try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
         try painter.show(pictureFrom: 0, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
         try painter.sync()
+        var application: Process?
+        var window = ""
+        // Kept alive while the child runs: the SIGTERM handler that takes the application along.
+        var signals: [any DispatchSourceSignal] = []
+        if workload.isApplication {
+            application = try workload.startApplication(display: display)
+            window = try ApplicationWorkload.window(ofClass: "xterm", display: display)
+            // Pointer over the terminal (with no window manager the focus follows it).
+            try ApplicationWorkload.xdotool(["mousemove", "60", "60"], display: display)
+            let started = application
+            // The parent stops this child with SIGTERM; the application goes with it.
+            signals = CommandRunner.onTerminationSignal { number in
+                if let started, started.isRunning { kill(started.processIdentifier, SIGKILL) }
+                Glibc.exit(128 + number)
+            }
+        }
         // Unbuffered: the parent waits for this line.
         FileHandle.standardOutput.write(Data("ready\n".utf8))
+        try withExtendedLifetime((signals, application)) { try loop(painter: painter, window: window) }
+    }
+
+    private func loop(painter: X11Painter, window: String) throws -> Never {
         guard workload.paintRate > 0 else {
             while true { sleep(60) }
         }
@@ -30,7 +51,11 @@ struct PaintCommand: ParsableCommand {
         var next = clock.now
         var step = 1
         while true {
-            try workload.paint(step: step, on: painter)
+            if workload.isApplication {
+                try workload.drive(step: step, window: window, display: display)
+            } else {
+                try workload.paint(step: step, on: painter)
+            }
             // A round trip per update keeps the painter in step with the server instead of
             // queueing requests faster than it draws them.
             try painter.sync()

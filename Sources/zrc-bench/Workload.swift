@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import ZRCFrames
 import ZRCX11
@@ -7,12 +8,29 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
     case staticScreen = "static"
     case typing
     case motion
+    /// A real xterm running `cat`, typed into with xdotool (30 characters a second).
+    case xtermTyping = "xterm-typing"
+    /// A real xterm whose text scrolls by 50 lines a second.
+    case xtermScrolling = "xterm-scrolling"
+    /// A real xterm window dragged around with `xdotool windowmove` (30 moves a second).
+    case windowMove = "window-move"
 
     var title: String {
         switch self {
         case .staticScreen: "static screen"
         case .typing: "typing-sized changes (3 glyphs per update, 30/s)"
         case .motion: "full-screen motion (the whole picture scrolls)"
+        case .xtermTyping: "xterm: typing into cat (xdotool, 30 characters/s)"
+        case .xtermScrolling: "xterm: text scrolling (50 lines/s)"
+        case .windowMove: "a window moved with xdotool windowmove (30 moves/s)"
+        }
+    }
+
+    /// Whether a real application plays it (in `PaintCommand`) instead of the painter.
+    var isApplication: Bool {
+        switch self {
+        case .staticScreen, .typing, .motion: false
+        case .xtermTyping, .xtermScrolling, .windowMove: true
         }
     }
 
@@ -21,8 +39,9 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
     var paintRate: Int {
         switch self {
         case .staticScreen: 0
-        case .typing: 30
+        case .typing, .xtermTyping, .windowMove: 30
         case .motion: 120
+        case .xtermScrolling: 0  // the shell in the xterm sets its own pace
         }
     }
 
@@ -59,6 +78,37 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
             // Scrolling by a few pixels per update changes every pixel of the screen.
             let offset = (step * 5) % painter.width
             try painter.show(pictureFrom: offset, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
+        case .xtermTyping, .xtermScrolling, .windowMove:
+            break  // driven by `drive(step:window:display:)`
+        }
+    }
+
+    /// The application to start for an application workload.
+    func startApplication(display: String) throws -> Process {
+        switch self {
+        case .xtermScrolling:
+            try ApplicationWorkload.xterm(
+                "i=0; while :; do i=$((i+1)); echo \"line $i: the quick brown fox jumps over the lazy dog 0123456789\"; sleep 0.02; done",
+                display: display)
+        case .staticScreen, .typing, .motion, .xtermTyping, .windowMove:
+            // The terminal echoes every typed character, as when typing at a prompt.
+            try ApplicationWorkload.xterm("cat >/dev/null", display: display)
+        }
+    }
+
+    /// One step of an application workload.
+    func drive(step: Int, window: String, display: String) throws {
+        switch self {
+        case .xtermTyping:
+            let letters = Array("the quick brown fox jumps over the lazy dog ")
+            try ApplicationWorkload.xdotool(["type", "--delay", "0", String(letters[step % letters.count])], display: display)
+        case .windowMove:
+            // Around a circle, so the whole window moves and exposes what was under it.
+            let angle = Double(step) / 30 * 2 * Double.pi / 4
+            let x = 300 + Int(250 * cos(angle)), y = 250 + Int(200 * sin(angle))
+            try ApplicationWorkload.xdotool(["windowmove", window, "\(x)", "\(y)"], display: display)
+        case .staticScreen, .typing, .motion, .xtermScrolling:
+            break
         }
     }
 }
