@@ -13,8 +13,9 @@ import ZRCProtocol
     /// and stall) from another address, while a paired controller connects again and again.
     @Test func aPairedControllerConnectsEveryTimeDuringAFloodOfStalledConnections() async throws {
         let screen = FakeScreen(width: 320, height: 200)
-        let harness = try HostHarness(handshakeTimeout: .seconds(5),
-                                      sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
+        // The default 10 s handshake timeout of the harness, not production's 5 s: the whole suite
+        // runs beside this flood on two cores, and a starved admission must not look like a refusal.
+        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         let address = try await harness.start()
         let (controller, _) = harness.controller()
         _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
@@ -48,7 +49,8 @@ import ZRCProtocol
         let counts = flood.counts
         await flood.stop()
         await harness.stop()
-        #expect(failures.isEmpty, "\(failures.count) of \(attempts) attempts failed: \(failures.prefix(3))")
+        let hostSaid = harness.log.all.filter { $0.contains("127.0.0.1") && !$0.contains("session started") }.suffix(10)
+        #expect(failures.isEmpty, "\(failures.count) of \(attempts) attempts failed: \(failures.prefix(3)); the host said: \(hostSaid)")
         #expect(attempts >= 10)
         // Refusals and failed handshakes are logged per source and reason, not per connection.
         let refusalLines = harness.log.all.filter { $0.contains("127.0.0.2") }

@@ -118,12 +118,7 @@ import ZRCTestSupport
         body.write(UInt8(0))  // no addresses
         body.write(bytes: [0, 0, 0, 0])  // padding to the minimum length
         body.write(shortString: "")
-        let total = 4 + body.count + 4
-        var bytes: [UInt8] = [1, UInt8(total >> 8), UInt8(total & 0xFF)]
-        bytes.append(CRC8.checksum(bytes))
-        bytes += body.bytes
-        bytes += be32(CRC32.checksum(bytes))
-        let error = wireError { () throws(WireError) in try Invite(parsing: "zrc1-" + Base32.encode(bytes)) }
+        let error = wireError { () throws(WireError) in try Invite(parsing: Self.inviteText(body: body)) }
         #expect(error?.kind == .damagedInvite)
         #expect(error?.message.contains("address count") == true, "\(error?.message ?? "")")
     }
@@ -148,6 +143,11 @@ import ZRCTestSupport
         body.write(shortString: host)
         body.write(UInt16(7420))
         body.write(shortString: "desk")
+        return inviteText(body: body)
+    }
+
+    /// The text of an invite with `body` (everything after the header) and correct checksums.
+    static func inviteText(body: ByteWriter) -> String {
         let total = 4 + body.count + 4
         var bytes: [UInt8] = [1, UInt8(total >> 8), UInt8(total & 0xFF)]
         bytes.append(CRC8.checksum(bytes))
