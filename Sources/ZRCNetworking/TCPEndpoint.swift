@@ -1,5 +1,6 @@
 public import NIOCore
 import Foundation
+import Synchronization
 import NIOPosix
 
 /// TCP set-up shared by host and controller: NIO async channels carrying raw byte buffers.
@@ -45,15 +46,49 @@ public enum TCPEndpoint {
 
     /// Closes `channel` after `timeout` unless cancelled first: bounds how long a peer can take
     /// over a phase (e.g. the handshake) without any cooperation from the reading loop.
-    public static func closeAfter(_ timeout: Duration, channel: any Channel, onFire: @escaping @Sendable () -> Void = {}) -> Task<Void, Never> {
-        Task {
-            do {
-                try await Task.sleep(for: timeout)
-            } catch {
-                return
+    public static func closeAfter(_ timeout: Duration, channel: any Channel, onFire: @escaping @Sendable () -> Void = {}) -> ChannelDeadline {
+        ChannelDeadline(timeout, channel: channel, onFire: onFire)
+    }
+}
+
+/// A deadline that closes a channel unless cancelled first. Cancelling is final: once `cancel()`
+/// returned, the channel is not closed by this deadline, even if its time had just run out and
+/// the closing task had not yet run (a plain task cancelled at that moment still closed a session
+/// whose handshake had finished a moment before, and the first use of the session failed).
+public final class ChannelDeadline: Sendable {
+    private enum State {
+        case armed
+        case cancelled
+        case fired
+    }
+
+    private let state = Mutex(State.armed)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ timeout: Duration, channel: any Channel, onFire: @escaping @Sendable () -> Void) {
+        let task = Task { [self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            let fire = self.state.withLock { current -> Bool in
+                guard case .armed = current else { return false }
+                current = .fired
+                return true
             }
+            guard fire else { return }
             onFire()
             channel.close(promise: nil)
         }
+        self.task.withLock { $0 = task }
+    }
+
+    /// Disarms the deadline; false when it had already fired (the channel is being closed).
+    @discardableResult
+    public func cancel() -> Bool {
+        let disarmed = state.withLock { current -> Bool in
+            guard case .armed = current else { return current == .cancelled }
+            current = .cancelled
+            return true
+        }
+        task.withLock { $0?.cancel() }
+        return disarmed
     }
 }

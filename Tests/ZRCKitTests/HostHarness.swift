@@ -89,7 +89,8 @@ final class HostHarness: Sendable {
                     capabilities: Capabilities? = nil) -> (ZRCController, NoiseKeyPair) {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
-        let configuration = ControllerConfiguration(connectTimeout: .seconds(2), handshakeTimeout: .seconds(3),
+        // Generous: a flood test and the rest of the suite share two cores with this controller.
+        let configuration = ControllerConfiguration(connectTimeout: .seconds(5), handshakeTimeout: .seconds(10),
                                                     keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
                                                     makeDecoder: makeDecoder, capabilities: capabilities)
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
