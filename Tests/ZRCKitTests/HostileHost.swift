@@ -1,68 +1,100 @@
 import Foundation
-import NIOCore
-import ZRCNetworking
+import Synchronization
 import ZRCSodium
 @testable import ZRCProtocol
 
 /// A malicious host: completes the session handshake with any controller (it checks no
 /// authorization), then sends a scripted list of application messages — encoded by hand, so they
 /// may break every rule — and keeps the connection open until the controller goes (20 s at most).
+///
+/// Plain blocking sockets on a thread of its own: the rest of the suite may keep Swift's few
+/// cooperative threads busy, and a host that waits for them misses the controller's handshake
+/// deadline (that made this test flaky under load).
 final class HostileHost: Sendable {
     let identity: NoiseKeyPair
-    let crypto: SodiumCrypto
-    let hostName: String
-    private let script: [[UInt8]]
-    private let task: Task<Void, any Error>
     let port: UInt16
+    private let listener: Int32
+    private let stopped = Mutex(false)
+    private let finished = Mutex(false)
 
     init(hostName: String, script: [[UInt8]]) async throws {
         let crypto = try SodiumCrypto()
         let identity = crypto.generateKeyPair()
-        let listener = try await TCPEndpoint.listen(host: "127.0.0.1", port: 0)
-        port = UInt16(listener.channel.localAddress?.port ?? 0)
-        self.crypto = crypto
         self.identity = identity
-        self.hostName = hostName
-        self.script = script
-        task = Task {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await listener.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await Self.serve(connection, identity: identity, crypto: crypto, hostName: hostName, script: script) }
-                    }
-                }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && Glibc.listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
+        guard bound else {
+            close(fd)
+            throw HarnessError("the hostile host cannot listen: \(String(cString: strerror(errno)))")
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let listener = fd
+        Thread { [self] in
+            defer { finished.withLock { $0 = true } }
+            while !stopped.withLock({ $0 }) {
+                var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { continue }
+                Self.serve(client, identity: identity, crypto: crypto, hostName: hostName, script: script)
+                close(client)
+            }
+        }.start()
     }
 
     func stop() async {
-        task.cancel()
-        _ = await task.result
+        stopped.withLock { $0 = true }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !finished.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        close(listener)
     }
 
-    private static func serve(_ connection: TCPEndpoint.Connection, identity: NoiseKeyPair, crypto: SodiumCrypto, hostName: String,
-                              script: [[UInt8]]) async {
-        let timer = TCPEndpoint.closeAfter(.seconds(20), channel: connection.channel)
-        defer { timer.cancel() }
-        try? await connection.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(bytes: HostHandshake.preamble))
-            var iterator = inbound.makeAsyncIterator()
-            var handshake = HostHandshake()
-            var initiation: HandshakeInitiation?
-            while initiation == nil, let buffer = try await iterator.next() {
-                initiation = try handshake.receive(buffer.readableBytesView)
+    /// One controller: the handshake, the script, then reading until it goes (20 s at most).
+    private static func serve(_ fd: Int32, identity: NoiseKeyPair, crypto: SodiumCrypto, hostName: String, script: [[UInt8]]) {
+        let deadline = ContinuousClock.now + .seconds(20)
+        func write(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard written > 0 else { return false }
+                offset += written
             }
-            guard initiation != nil else { return }
-            var responder = try handshake.respond(localStatic: identity, psk: nil, crypto: crypto)
-            let response = try responder.accept(HandshakeResponsePayload(sessionID: 1, granted: [], hostName: hostName))
-            try await outbound.write(ByteBuffer(bytes: response))
-            var channel = try responder.establish()
-            for message in script {
-                try await outbound.write(ByteBuffer(bytes: try channel.seal(encoded: message)))
-            }
-            // Keep the connection until the controller leaves (or the timer ends it).
-            while (try? await iterator.next()) != nil {}
+            return true
         }
+        func read() -> [UInt8]? {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            while poll(&poller, 1, 100) == 0 { if ContinuousClock.now >= deadline { return nil } }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(fd, &buffer, buffer.count, 0)
+            return count > 0 ? Array(buffer[..<count]) : nil
+        }
+        guard write(HostHandshake.preamble) else { return }
+        var handshake = HostHandshake()
+        var initiation: HandshakeInitiation?
+        while initiation == nil {
+            guard let bytes = read(), let received = try? handshake.receive(bytes) else {
+                if initiation == nil, ContinuousClock.now >= deadline { return }
+                continue
+            }
+            initiation = received
+        }
+        guard var responder = try? handshake.respond(localStatic: identity, psk: nil, crypto: crypto),
+              let response = try? responder.accept(HandshakeResponsePayload(sessionID: 1, granted: [], hostName: hostName)),
+              write(response), var channel = try? responder.establish()
+        else { return }
+        for message in script {
+            guard let sealed = try? channel.seal(encoded: message), write(sealed) else { return }
+        }
+        while read() != nil {}
     }
 }
 
