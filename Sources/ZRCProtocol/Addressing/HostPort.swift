@@ -60,7 +60,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         for scalar in host.unicodeScalars {
             let allowed = "-._:%".unicodeScalars.contains(scalar)
                 || scalar.properties.isAlphabetic || scalar.properties.numericType != nil
-            guard allowed, TerminalSafeText.isSafe(String(scalar)) else {
+            guard allowed, TerminalSafeText.isSafe(scalar, allowingLineBreaks: false) else {
                 return "a host cannot contain U+\(String(scalar.value, radix: 16, uppercase: true))"
             }
         }
