@@ -52,9 +52,11 @@ import ZRCProtocol
         let hostSaid = harness.log.all.filter { $0.contains("127.0.0.1") && !$0.contains("session started") }.prefix(12)
         #expect(failures.isEmpty, "\(failures.count) of \(attempts) attempts failed: \(failures.prefix(3)); the host said: \(hostSaid)")
         #expect(attempts >= 10)
-        // Refusals and failed handshakes are logged per source and reason, not per connection.
+        // Refusals and failed handshakes are logged per source and reason, not per connection: at
+        // most a first line and a summary per reason (a handful) and 30 s window (two or three here).
         let refusalLines = harness.log.all.filter { $0.contains("127.0.0.2") }
-        #expect(refusalLines.count < 20, "\(refusalLines.count) refusal lines for \(counts.opened) flood connections")
+        #expect(refusalLines.count <= 48 && refusalLines.count * 100 < counts.opened,
+                "\(refusalLines.count) refusal lines for \(counts.opened) flood connections")
     }
 
     /// A first message captured on the way and delivered later (never the genuine one): fresh
