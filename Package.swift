@@ -101,8 +101,12 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", argumentParser, logging],
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", argumentParser,
+                           logging],
             swiftSettings: strict),
+
+        // Hostile peers (connection and session floods) for the hostile-peer tests and `zrc-bench flood`.
+        .target(name: "ZRCHostKitTesting", dependencies: ["ZRCNetworking", "ZRCProtocol"] + nio, swiftSettings: strict),
 
         // Helpers shared by the test targets.
         .target(name: "ZRCTestSupport", dependencies: [logging], path: "Tests/ZRCTestSupport", swiftSettings: strict),
@@ -119,7 +123,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
-                                   "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", logging, propertyBased] + nio,
+                                   "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCHostKitTesting", logging,
+                                   propertyBased] + nio,
                     swiftSettings: strict),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased],
                     swiftSettings: strict),

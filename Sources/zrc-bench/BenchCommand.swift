@@ -10,9 +10,12 @@ struct BenchCommand: AsyncParsableCommand {
             compare, JPEG, Noise, TCP — against a controller in another process while a test client \
             draws a static screen, typing-sized changes and full-screen motion. `zrc-bench floors` \
             measures the single stages in isolation, for comparison with the physical floor. \
-            `zrc-bench latency` measures click-to-decoded-frame latency and the terminal renderers. \
+            `zrc-bench latency` measures click-to-decoded-frame latency and the terminal renderers \
+            (`--viewers 2`: also with a second viewer watching). `zrc-bench flood` measures a \
+            controller's pings and the host's memory while the host is flooded. \
             Build in release mode for real figures.
             """,
-        subcommands: [PipelineCommand.self, LatencyCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self, ProbeCommand.self],
+        subcommands: [PipelineCommand.self, LatencyCommand.self, FloodCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self,
+                      ProbeCommand.self, FloodHostCommand.self],
         defaultSubcommand: PipelineCommand.self)
 }

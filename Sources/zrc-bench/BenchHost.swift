@@ -24,7 +24,9 @@ final class BenchHost: Sendable {
                             logger: logger)
     }
 
-    func start() async throws {
+    /// Starts serving; returns the address it listens on.
+    @discardableResult
+    func start() async throws -> HostPort {
         let (addresses, sink) = AsyncStream<HostPort>.makeStream()
         let server = self.server
         task.withLock {
@@ -33,7 +35,7 @@ final class BenchHost: Sendable {
                 try await server.run { sink.yield($0) }
             }
         }
-        for await _ in addresses { return }
+        for await address in addresses { return address }
         throw ValidationError("the benchmark's host did not start listening")
     }
 

@@ -10,6 +10,8 @@ final class BenchChild {
     let input = Pipe()
     let output = Pipe()
     let name: String
+    /// What `nextLine` has read past the line it returned.
+    private var unread = Data()
 
     init(_ name: String, executable: String, arguments: [String], quiet: Bool = false) throws {
         self.name = name
@@ -45,6 +47,35 @@ final class BenchChild {
             if String(decoding: buffer, as: UTF8.self).split(separator: "\n").contains(where: { $0 == expected }) { return }
         }
         throw ValidationError("\(name) was not \(expected) within \(timeout)")
+    }
+
+    /// The next line the child writes on stdout, without its newline.
+    func nextLine(timeout: Duration) throws -> String {
+        let handle = output.fileHandleForReading
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let newline = unread.firstIndex(of: 0x0A) {
+                let line = String(decoding: unread[unread.startIndex..<newline], as: UTF8.self)
+                unread = Data(unread[(newline + 1)...])
+                return line
+            }
+            guard unread.count < 1 << 20 else { throw ValidationError("\(name) wrote a line over 1 MiB") }
+            guard ContinuousClock.now < deadline else { throw ValidationError("\(name) wrote no line within \(timeout)") }
+            guard process.isRunning else { throw ValidationError("\(name) exited with status \(process.terminationStatus)") }
+            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let chunk = handle.availableData
+            if chunk.isEmpty { throw ValidationError("\(name) closed its output") }
+            unread.append(chunk)
+        }
+    }
+
+    /// The child's resident set size in bytes (VmRSS), nil once it has exited.
+    var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
     }
 
     func send(line: String) {

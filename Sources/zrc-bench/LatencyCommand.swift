@@ -33,6 +33,9 @@ struct LatencyCommand: AsyncParsableCommand {
     @Option(help: "Pause between trials in milliseconds (a person clicks a few times a second at most).")
     var pause = 150
 
+    @Option(help: "Viewers: with 2 or more, the trials run again while that many minus one more viewers (controller processes decoding every frame) watch too, and both results are printed.")
+    var viewers = 1
+
     @Option(help: "Terminal size in cells for the renderer timings.")
     var columns = 200
     @Option(help: "Terminal size in cells for the renderer timings.")
@@ -41,6 +44,7 @@ struct LatencyCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...10_000).contains(trials) else { throw ValidationError("--trials must be between 1 and 10000") }
         guard (0...10_000).contains(pause) else { throw ValidationError("--pause must be between 0 and 10000 ms") }
+        guard (1...8).contains(viewers) else { throw ValidationError("--viewers must be between 1 and 8") }
         guard (2...1000).contains(columns), (2...1000).contains(rows) else { throw ValidationError("--columns and --rows must be 2…1000") }
     }
 
@@ -59,10 +63,19 @@ struct LatencyCommand: AsyncParsableCommand {
                 let shared = await source.size
                 print("zrc-bench latency: display \(displayName) \(shared.width)x\(shared.height), capture via \(await source.captureMethod), "
                     + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(trials) clicks \(pause) ms apart over loopback")
-                let results = try await LatencyTrials(session: session, width: shared.width, height: shared.height, pause: pause)
-                    .run(trials: trials, warmUp: 10)
+                let trialRunner = LatencyTrials(session: session, width: shared.width, height: shared.height, pause: pause)
+                let results = try await trialRunner.run(trials: trials, warmUp: 10)
                 results.print()
                 try RendererTimings(frames: results.frames, columns: columns, rows: rows).print()
+                if viewers > 1 {
+                    let others = try await startViewers(viewers - 1, host: host, directory: directory)
+                    defer { for other in others { other.stop() } }
+                    print("\nwith \(viewers - 1) more viewer(s) watching (controller processes decoding and acknowledging every frame):")
+                    let shared = try await trialRunner.run(trials: trials, warmUp: 10)
+                    shared.print()
+                    print(String(format: "p50 %.2f×, p99 %.2f× one viewer's", shared.percentile(0.5) / results.percentile(0.5),
+                                 shared.percentile(0.99) / results.percentile(0.99)))
+                }
                 await session.close()
             } catch {
                 await host.stop()
@@ -70,6 +83,26 @@ struct LatencyCommand: AsyncParsableCommand {
             }
             await host.stop()
         }
+    }
+
+    /// Controller processes (the pipeline's sink) that view the same host, each connected.
+    private func startViewers(_ count: Int, host: BenchHost, directory: URL) async throws -> [BenchChild] {
+        var started: [BenchChild] = []
+        do {
+            for index in 0..<count {
+                let viewerDirectory = directory.appendingPathComponent("viewer-\(index)")
+                try FileManager.default.createDirectory(at: viewerDirectory, withIntermediateDirectories: true)
+                let viewer = try BenchChild("viewer \(index + 2)", executable: BenchChild.selfExecutable,
+                                            arguments: ["sink", "--directory", viewerDirectory.path])
+                started.append(viewer)
+                viewer.send(line: try await host.invite())
+                try viewer.waitForLine("connected", timeout: .seconds(20))
+            }
+        } catch {
+            for viewer in started { viewer.stop() }
+            throw error
+        }
+        return started
     }
 
     private func connect(to host: BenchHost, directory: URL, logger: Logger) async throws -> ControllerSession {

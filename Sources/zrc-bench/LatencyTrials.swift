@@ -28,6 +28,13 @@ struct LatencyTrials {
         /// Frames that showed a flip, with the area that changed, for the renderer timings.
         var frames: [(pixels: PixelBuffer, changed: [PixelRect])] = []
 
+        /// Click to decoded frame, in milliseconds.
+        func percentile(_ p: Double) -> Double {
+            var total = Samples()
+            for trial in trials { total.add(micros: trial.decoded &- trial.clicked) }
+            return total.percentile(p)
+        }
+
         func print() {
             func samples(_ value: (Trial) -> UInt64) -> Samples {
                 var samples = Samples()

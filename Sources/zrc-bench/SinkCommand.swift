@@ -28,6 +28,8 @@ struct SinkCommand: AsyncParsableCommand {
                                        configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()), logger: logger)
         _ = try await controller.pair(inviteText: invite, name: "bench")
         let session = try await controller.connect(to: "bench")
+        // Unbuffered: `latency --viewers` waits for this line.
+        FileHandle.standardOutput.write(Data("connected\n".utf8))
         // Stdin closing (the benchmark ending or dying) ends the sink.
         Thread.detachNewThread {
             while readLine() != nil {}

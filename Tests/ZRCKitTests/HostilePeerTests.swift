@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 import ZRCControllerKit
 import ZRCHostKit
+import ZRCHostKitTesting
 import ZRCNetworking
 import ZRCProtocol
 
@@ -127,44 +128,6 @@ import ZRCProtocol
 /// Sessions of one authorized controller that flood pings and key events and never read, next to
 /// a well-behaved controller.
 @Suite struct FloodingSessionTests {
-    /// Opens a view-only session by hand, says hello, then writes `seconds` of pings and key
-    /// events as fast as the socket takes them (in bounded batches) without ever reading again.
-    static func flood(address: HostPort, identity: NoiseKeyPair, harness: HostHarness, seconds: Int) async throws -> Int {
-        let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(5))
-        return try await channel.executeThenClose { inbound, outbound in
-            var handshake = try ControllerHandshake(
-                purpose: .session(requested: .viewOnly), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
-                timestampMicros: WireClock.unixMicros(), agent: "flooder", crypto: harness.crypto)
-            try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
-            var iterator = inbound.makeAsyncIterator()
-            while let buffer = try await iterator.next() {
-                if try handshake.receive(buffer.readableBytesView) != nil { break }
-            }
-            var secure = try handshake.establish()
-            try await outbound.write(ByteBuffer(bytes: try secure.seal(.hello(protocolVersion: 1, capabilities: [], agent: "flooder"))))
-            var sent = 0
-            let end = ContinuousClock.now + .seconds(seconds)
-            while ContinuousClock.now < end {
-                var batch: [UInt8] = []
-                for index in 0..<64 {
-                    let message: ZRCMessage = index % 2 == 0
-                        ? .ping(id: UInt64(sent + index), sentAtMicros: 0)
-                        : .input(.key(keysym: 0x61, pressed: true, modifiers: []))
-                    batch += try secure.seal(message)
-                }
-                // Blocks once the host stops reading from us (as it should when it has had enough).
-                do {
-                    try await outbound.write(ByteBuffer(bytes: batch))
-                } catch {
-                    break  // the host closed the connection
-                }
-                sent += 64
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            return sent
-        }
-    }
-
     @Test func floodingSessionsDoNotStallAWellBehavedController() async throws {
         let screen = FakeScreen(width: 320, height: 200)
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
@@ -176,7 +139,10 @@ import ZRCProtocol
         let session = try await good.connect(to: "desk")
 
         let floods = (0..<3).map { _ in
-            Task { try await Self.flood(address: address, identity: flooderIdentity, harness: harness, seconds: 10) }
+            Task {
+                try await SessionFlood.run(host: address, identity: flooderIdentity, hostKey: harness.hostIdentity.publicKey,
+                                           crypto: harness.crypto, duration: .seconds(10))
+            }
         }
         var roundTrips: [Double] = []
         var failures: [String] = []

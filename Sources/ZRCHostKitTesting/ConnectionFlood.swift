@@ -8,11 +8,11 @@ import ZRCProtocol
 /// header of a handshake record, then stall. Whenever the host closes one, it opens another.
 /// Runs on a thread of its own (blocking sockets must not sit on Swift's cooperative pool), is
 /// bounded in time and in connections, and stops itself.
-final class ConnectionFlood: Sendable {
-    struct Counts: Sendable {
-        var opened = 0
-        var closedByHost = 0
-        var peakOpen = 0
+public final class ConnectionFlood: Sendable {
+    public struct Counts: Sendable {
+        public var opened = 0
+        public var closedByHost = 0
+        public var peakOpen = 0
     }
 
     private let state = Mutex<(stop: Bool, counts: Counts, finished: Bool)>((false, Counts(), false))
@@ -22,7 +22,7 @@ final class ConnectionFlood: Sendable {
     private let identified: Int
     private let duration: Duration
 
-    init(port: UInt16, source: String = "127.0.0.2", idle: Int = 100, identified: Int = 20, duration: Duration = .seconds(30)) {
+    public init(port: UInt16, source: String = "127.0.0.2", idle: Int = 100, identified: Int = 20, duration: Duration = .seconds(30)) {
         self.port = port
         self.source = source
         self.idle = idle
@@ -30,7 +30,7 @@ final class ConnectionFlood: Sendable {
         self.duration = duration
     }
 
-    func start() {
+    public func start() {
         let thread = Thread { [self] in
             run()
             state.withLock { $0.finished = true }
@@ -38,10 +38,10 @@ final class ConnectionFlood: Sendable {
         thread.start()
     }
 
-    var counts: Counts { state.withLock { $0.counts } }
+    public var counts: Counts { state.withLock { $0.counts } }
 
     /// Asks the flood to stop and waits (bounded) until its sockets are closed.
-    func stop() async {
+    public func stop() async {
         state.withLock { $0.stop = true }
         let deadline = ContinuousClock.now + .seconds(10)
         while !state.withLock({ $0.finished }), ContinuousClock.now < deadline {

@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ZRCCommandSupport
+import ZRCControllerKit
+import ZRCHostKitTesting
+import ZRCNetworking
+import ZRCProtocol
+import ZRCSodium
+import ZRCStorage
+
+/// A well-behaved controller's pings and new sessions, and the host's memory, while the host is
+/// flooded: stalled unauthenticated connections from another address, and sessions of a paired
+/// controller that flood pings and key events and never read.
+struct FloodCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flood",
+        abstract: "Measure a paired controller's ping round trips and the host's memory while the host is flooded.",
+        discussion: """
+            Starts Xvfb at --size (unless --display is given), a test client drawing --workload, and \
+            the host (the real host server with the X11 source and libjpeg-turbo) in a child process \
+            of its own, so its resident memory (VmRSS) is measured alone. A paired controller views \
+            the screen and pings every --interval: first for --baseline seconds with no attacker, \
+            then for --seconds while the attack runs: --stalled connections from 127.0.0.2 (a fifth \
+            of them send a preamble and a record header, the rest nothing; each one the host closes \
+            is replaced) and --sessions sessions of another paired controller writing pings and key \
+            events as fast as the host takes them and never reading. Every 5 s of the attack the \
+            controller also opens a new session. The issue's bars: no ping late by more than 100 ms, \
+            host memory within 64 MB of where it started.
+            """)
+
+    @OptionGroup var screen: BenchScreenOptions
+
+    @Option(help: "What the test client draws during the whole run: static, typing, motion.")
+    var workload: Workload = .typing
+
+    @Option(help: "Seconds of pings with no attacker (the baseline).")
+    var baseline = 10
+
+    @Option(help: "Seconds the attack runs while the controller pings.")
+    var seconds = 30
+
+    @Option(help: "Milliseconds between the controller's pings.")
+    var interval = 200
+
+    @Option(help: "Stalled unauthenticated connections the attacker keeps open.")
+    var stalled = 120
+
+    @Option(help: "Flooding sessions of the hostile paired controller.")
+    var sessions = 3
+
+    func validate() throws {
+        guard (1...600).contains(baseline), (1...600).contains(seconds) else { throw ValidationError("--baseline and --seconds must be 1…600") }
+        guard (10...10_000).contains(interval) else { throw ValidationError("--interval must be 10…10000 ms") }
+        guard (0...1000).contains(stalled) else { throw ValidationError("--stalled must be 0…1000") }
+        guard (0...16).contains(sessions) else { throw ValidationError("--sessions must be 0…16") }
+        guard !workload.isApplication else { throw ValidationError("--workload must be static, typing or motion") }
+    }
+
+    func run() async throws {
+        try await screen.run { displayName, directory, logger in
+            let painter = try BenchChild("the test client", executable: BenchChild.selfExecutable,
+                                         arguments: ["paint", "--display", displayName, "--workload", workload.rawValue])
+            defer { painter.stop() }
+            try painter.waitForLine("ready", timeout: .seconds(20))
+            let hostDirectory = directory.appendingPathComponent("host")
+            try FileManager.default.createDirectory(at: hostDirectory, withIntermediateDirectories: true)
+            let host = try BenchChild("the host", executable: BenchChild.selfExecutable,
+                                      arguments: ["flood-host", "--display", displayName, "--directory", hostDirectory.path])
+            defer { host.stop() }
+            let portLine = try host.nextLine(timeout: .seconds(20))
+            guard portLine.hasPrefix("port "), let port = UInt16(portLine.dropFirst(5)) else {
+                throw ValidationError("the host said \(portLine.debugDescription) instead of its port")
+            }
+            let address = HostPort(host: "127.0.0.1", port: port)
+            try await measure(host: host, address: address, directory: directory, logger: logger, display: displayName)
+        }
+    }
+
+    private func measure(host: BenchChild, address: HostPort, directory: URL, logger: Logger, display: String) async throws {
+        let crypto = try SodiumCrypto()
+        let good = try controller(named: "good", identity: crypto.generateKeyPair(), crypto: crypto, directory: directory, logger: logger)
+        host.send(line: "invite")
+        _ = try await good.pair(inviteText: try host.nextLine(timeout: .seconds(10)), name: "bench")
+        let flooderIdentity = crypto.generateKeyPair()
+        let flooder = try controller(named: "flooder", identity: flooderIdentity, crypto: crypto, directory: directory, logger: logger)
+        host.send(line: "invite")
+        let flooderInvite = try host.nextLine(timeout: .seconds(10))
+        let hostKey = try Invite(parsing: flooderInvite).hostKey
+        _ = try await flooder.pair(inviteText: flooderInvite, name: "bench")
+
+        let session = try await good.connect(to: "bench")
+        print("zrc-bench flood: display \(display) (\(screen.size)), workload \(workload.rawValue), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; a viewer pings every \(interval) ms over loopback")
+
+        let quiet = try await pings(session: session, for: .seconds(baseline), host: host, newSessions: nil)
+        let before = host.residentBytes ?? 0
+
+        let connections = ConnectionFlood(port: address.port, idle: stalled - stalled / 5, identified: stalled / 5,
+                                          duration: .seconds(seconds + 10))
+        connections.start()
+        let floods = (0..<sessions).map { _ in
+            Task {
+                (try? await SessionFlood.run(host: address, identity: flooderIdentity, hostKey: hostKey, crypto: crypto,
+                                             duration: .seconds(seconds))) ?? 0
+            }
+        }
+        let attacked = try await pings(session: session, for: .seconds(seconds), host: host, newSessions: good)
+        let counts = connections.counts
+        await connections.stop()
+        var flooded = 0
+        for flood in floods { flooded += await flood.value }
+        // The host gets a few seconds to let go of what the attack cost it.
+        try await Task.sleep(for: .seconds(5))
+        let after = host.residentBytes ?? 0
+        let end = await session.end
+        await session.close()
+
+        print("")
+        print("the attack: \(counts.opened) stalled connections opened (peak \(counts.peakOpen) open, \(counts.closedByHost) closed by the host), "
+            + "\(flooded) messages written by \(sessions) flooding sessions")
+        print("ping round trip (ms):          p50      p99      max   over 100 ms   failed")
+        quiet.printRow("  no attacker")
+        attacked.printRow("  under attack")
+        let connects = attacked.newSessions
+        print(String(format: "new sessions under attack: %d of %d opened, set-up p50 %.1f ms, max %.1f ms",
+                     connects.values.count, connects.values.count + attacked.failedSessions, connects.percentile(0.5), connects.percentile(1)))
+        let mb = { (bytes: Int) in Double(bytes) / 1_048_576 }
+        print(String(format: "host memory (VmRSS): %.1f MB before the attack, peak %.1f MB during (+%.1f MB), %.1f MB 5 s after",
+                     mb(before), mb(attacked.peakResident), mb(attacked.peakResident - before), mb(after)))
+        print("bars: no ping over 100 ms → \(attacked.late == 0 && attacked.failed == 0 ? "met" : "NOT met"); "
+            + "host growth ≤ 64 MB → \(attacked.peakResident - before <= 64 << 20 ? "met" : "NOT met")")
+        if let end { print("the viewer's session ended during the run: \(end)") }
+    }
+
+    private func controller(named name: String, identity: NoiseKeyPair, crypto: SodiumCrypto, directory: URL,
+                            logger: Logger) throws -> ZRCController {
+        let store = KnownHostsStore(file: directory.appendingPathComponent("\(name)-known-hosts.json"))
+        return ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
+                             configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()), logger: logger)
+    }
+
+    /// Pings every `interval` for `duration`, sampling the host's memory; with `newSessions`,
+    /// also opens (and closes) a new session every 5 s.
+    private func pings(session: ControllerSession, for duration: Duration, host: BenchChild,
+                       newSessions controller: ZRCController?) async throws -> PingRun {
+        var run = PingRun()
+        let clock = ContinuousClock()
+        let end = clock.now + duration
+        var next = clock.now
+        var nextSession = clock.now + .seconds(5)
+        while clock.now < end {
+            do {
+                let roundTrip = try await session.ping(timeout: .seconds(20))
+                run.roundTrips.add(roundTrip)
+                if roundTrip > .milliseconds(100) { run.late += 1 }
+            } catch {
+                run.failed += 1
+            }
+            run.peakResident = max(run.peakResident, host.residentBytes ?? 0)
+            if let controller, clock.now >= nextSession {
+                nextSession = clock.now + .seconds(5)
+                let started = clock.now
+                do {
+                    let extra = try await controller.connect(to: "bench")
+                    run.newSessions.add(clock.now - started)
+                    await extra.close()
+                } catch {
+                    run.failedSessions += 1
+                }
+            }
+            next += .milliseconds(interval)
+            if next > clock.now { try await Task.sleep(until: next, clock: .continuous) } else { next = clock.now }
+        }
+        return run
+    }
+
+    struct PingRun {
+        var roundTrips = Samples()
+        var late = 0
+        var failed = 0
+        var peakResident = 0
+        var newSessions = Samples()
+        var failedSessions = 0
+
+        func printRow(_ title: String) {
+            print(title.padding(toLength: 26, withPad: " ", startingAt: 0)
+                + String(format: "%8.2f %8.2f %8.2f %8d/%d %8d", roundTrips.percentile(0.5), roundTrips.percentile(0.99),
+                         roundTrips.percentile(1), late, roundTrips.values.count + failed, failed))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ZRCCommandSupport
+import ZRCHostKit
+import ZRCHostX11
+
+/// The host `flood` attacks, in a process of its own so that its memory is measured alone: the
+/// real host server with the X11 source and libjpeg-turbo, as `zrc-host serve` runs it. Prints
+/// `port N` once listening, then one invite per `invite` line read on stdin; stdin closing
+/// stops it.
+struct FloodHostCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flood-host", abstract: "Run the host that `flood` attacks.", shouldDisplay: false)
+
+    @Option(help: "X display to share.")
+    var display: String
+
+    @Option(help: "Directory for the host's files.")
+    var directory: String
+
+    func run() async throws {
+        var logger = Logger(label: "zrc-bench.flood-host")
+        logger.logLevel = .error
+        let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)
+        let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
+        let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, logger: logger)
+        let address = try await host.start()
+        say("port \(address.port)")
+        // Stdin is read on a thread of its own: a blocking read must not hold one of Swift's
+        // cooperative threads, which the host itself needs.
+        let (requests, sink) = AsyncStream<String>.makeStream()
+        Thread.detachNewThread {
+            while let line = readLine(strippingNewline: true) { sink.yield(line) }
+            sink.finish()
+        }
+        for await request in requests where request == "invite" {
+            say(try await host.invite())
+        }
+        await host.stop()
+    }
+
+    /// A line on stdout, unbuffered: the parent waits for it.
+    private func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
