@@ -2,8 +2,10 @@
 # The benchmarks, from a fresh clone on a fresh Debian machine: installs the system packages
 # (Xvfb included), builds zrc-bench in release mode, and runs it. With no arguments it runs the
 # real pipeline (`zrc-bench pipeline`: its own 1920x1080 Xvfb, a test client, a controller
-# process), the single-stage floors (`zrc-bench floors`), and click-to-frame latency with the
-# terminal renderers (`zrc-bench latency`); arguments go to zrc-bench instead, e.g.
+# process), the single-stage floors (`zrc-bench floors`), click-to-frame latency with the
+# terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), and a
+# controller's pings and the host's memory under attack (`zrc-bench flood`); arguments go to
+# zrc-bench instead, e.g.
 # `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,4 +27,6 @@ if [[ $# -gt 0 ]]; then exec "$bench" "$@"; fi
 echo
 "$bench" floors
 echo
-"$bench" latency
+"$bench" latency --viewers 2
+echo
+"$bench" flood

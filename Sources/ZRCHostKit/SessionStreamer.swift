@@ -46,6 +46,11 @@ actor SessionStreamer {
                 // A refinement goes only once every frame in flight is acknowledged.
                 if changeOwed || (refinementDue && stream.inFlight.isEmpty) { try await stepFrames() }
             } catch {
+                // A session that closed while a frame was on its way is no failure of the host.
+                guard await connection.isOpen else {
+                    logger.debug("screen streaming ended with the connection: \(error)")
+                    return
+                }
                 logger.error("screen streaming stopped: \(error)")
                 await connection.close(reason: .internalError, text: "the host could not capture or encode its screen")
                 return

@@ -21,8 +21,13 @@ public final class ConnectionFlood: Sendable {
     private let idle: Int
     private let identified: Int
     private let duration: Duration
+    private let maxConnections: Int
 
-    public init(port: UInt16, source: String = "127.0.0.2", idle: Int = 100, identified: Int = 20, duration: Duration = .seconds(30)) {
+    /// `maxConnections` bounds the connections opened in all (the host closes stalled ones, and
+    /// each is replaced).
+    public init(port: UInt16, source: String = "127.0.0.2", idle: Int = 100, identified: Int = 20, duration: Duration = .seconds(30),
+                maxConnections: Int = 50_000) {
+        self.maxConnections = maxConnections
         self.port = port
         self.source = source
         self.idle = idle
@@ -55,7 +60,7 @@ public final class ConnectionFlood: Sendable {
         defer { for connection in open { close(connection.fd) } }
         // The header of a 100-byte handshake record whose body never comes.
         let stalledHandshake = Preamble.encode() + [0x01, 0, 0, 0, 100]
-        while !state.withLock({ $0.stop }), ContinuousClock.now < deadline, state.withLock({ $0.counts.opened }) < 50_000 {
+        while !state.withLock({ $0.stop }), ContinuousClock.now < deadline, state.withLock({ $0.counts.opened }) < maxConnections {
             while open.count < idle + identified {
                 let wantsIdentified = open.count(where: { $0.identified }) < identified
                 guard let fd = connect() else { break }

@@ -97,7 +97,7 @@ struct FloodCommand: AsyncParsableCommand {
         let before = host.residentBytes ?? 0
 
         let connections = ConnectionFlood(port: address.port, idle: stalled - stalled / 5, identified: stalled / 5,
-                                          duration: .seconds(seconds + 10))
+                                          duration: .seconds(seconds + 10), maxConnections: 100_000 * seconds)
         connections.start()
         let floods = (0..<sessions).map { _ in
             Task {

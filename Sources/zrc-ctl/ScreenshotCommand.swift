@@ -43,7 +43,11 @@ struct ScreenshotCommand: AsyncParsableCommand {
                 throw CommandError(error)
             }
             let frame = await settledFrame(session, within: DurationText.duration(timeout) ?? .seconds(10))
+            let end = await session.end
             await session.close(text: "screenshot taken")
+            if frame == nil, let end {
+                throw CommandError(.failure, "the session ended before the host sent its screen: \(end)")
+            }
             guard let frame else {
                 throw CommandError(.failure, "the host sent no screen within \(timeout) (is it sharing a display? see its log)")
             }

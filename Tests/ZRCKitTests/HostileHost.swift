@@ -5,7 +5,8 @@ import ZRCSodium
 
 /// A malicious host: completes the session handshake with any controller (it checks no
 /// authorization), then sends a scripted list of application messages — encoded by hand, so they
-/// may break every rule — and keeps the connection open until the controller goes (20 s at most).
+/// may break every rule — then, if given, trickles raw transport fragments one at a time, and keeps
+/// the connection open until the controller goes (20 s at most, 90 s while trickling).
 ///
 /// Plain blocking sockets on a thread of its own: the rest of the suite may keep Swift's few
 /// cooperative threads busy, and a host that waits for them misses the controller's handshake
@@ -17,7 +18,9 @@ final class HostileHost: Sendable {
     private let stopped = Mutex(false)
     private let finished = Mutex(false)
 
-    init(hostName: String, script: [[UInt8]]) async throws {
+    /// `trickle`: transport plaintexts (fragment flags included) sent one per `trickleInterval`
+    /// after the script, over and over, until the controller goes.
+    init(hostName: String, script: [[UInt8]], trickle: [[UInt8]] = [], trickleInterval: Duration = .milliseconds(200)) async throws {
         let crypto = try SodiumCrypto()
         let identity = crypto.generateKeyPair()
         self.identity = identity
@@ -45,7 +48,8 @@ final class HostileHost: Sendable {
                 guard poll(&poller, 1, 100) > 0 else { continue }
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { continue }
-                Self.serve(client, identity: identity, crypto: crypto, hostName: hostName, script: script)
+                Self.serve(client, identity: identity, crypto: crypto, hostName: hostName, script: script,
+                           trickle: trickle, trickleInterval: trickleInterval)
                 close(client)
             }
         }.start()
@@ -59,8 +63,9 @@ final class HostileHost: Sendable {
     }
 
     /// One controller: the handshake, the script, then reading until it goes (20 s at most).
-    private static func serve(_ fd: Int32, identity: NoiseKeyPair, crypto: SodiumCrypto, hostName: String, script: [[UInt8]]) {
-        let deadline = ContinuousClock.now + .seconds(20)
+    private static func serve(_ fd: Int32, identity: NoiseKeyPair, crypto: SodiumCrypto, hostName: String, script: [[UInt8]],
+                              trickle: [[UInt8]], trickleInterval: Duration) {
+        let deadline = ContinuousClock.now + .seconds(trickle.isEmpty ? 20 : 90)
         func write(_ bytes: [UInt8]) -> Bool {
             var offset = 0
             while offset < bytes.count {
@@ -94,6 +99,18 @@ final class HostileHost: Sendable {
         for message in script {
             guard let sealed = try? channel.seal(encoded: message), write(sealed) else { return }
         }
+        var next = 0
+        while !trickle.isEmpty, ContinuousClock.now < deadline {
+            guard let sealed = try? channel.seal(fragment: trickle[next % trickle.count]), write(sealed) else { return }
+            next += 1
+            // Waiting for input doubles as the pause; whatever the controller sends is dropped.
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(trickleInterval.components.seconds * 1000 + trickleInterval.components.attoseconds / 1_000_000_000_000_000)
+            if poll(&poller, 1, milliseconds) > 0 {
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                guard recv(fd, &buffer, buffer.count, 0) > 0 else { return }
+            }
+        }
         while read() != nil {}
     }
 }
@@ -115,6 +132,12 @@ enum HostileMessages {
     static func emptyFrame(id: UInt64, width: UInt32, height: UInt32) -> [UInt8] {
         [0x11] + (0..<8).map { UInt8(id >> (56 - 8 * $0) & 0xFF) } + [UInt8](repeating: 0, count: 24)
             + be32(width) + be32(height) + [0] + be16(0)
+    }
+
+    /// The FIRST fragment of a message announcing the largest length a controller takes (32 MiB),
+    /// then one-byte continuations that never reach it: a message that never ends.
+    static var neverEndingMessage: (first: [UInt8], continuation: [UInt8]) {
+        ([0x01] + be32(UInt32(WireLimits.defaultMaxMessageLength)) + [0x11], [0x00, 0x00])
     }
 
     /// 65535 solid 1×1 rects on a 1920×1080 screen (valid, but a flood).

@@ -125,6 +125,24 @@ import ZRCProtocol
         print("rect flood: zrc-ctl peaked at \(Int(outcome.peakMiB)) MiB")
     }
 
+    /// A message whose fragments keep coming, a byte at a time, and never complete it: the
+    /// controller gives up on it at the 60 s assembly deadline, with a clear message, having held
+    /// no more than what arrived (never the announced 32 MiB).
+    @Test func aMessageThatNeverEndsStopsTheControllerAtTheAssemblyDeadline() async throws {
+        let (first, continuation) = HostileMessages.neverEndingMessage
+        let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello],
+                                         trickle: [first] + Array(repeating: continuation, count: 100_000))
+        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
+        defer { try? FileManager.default.removeItem(at: screenshot) }
+        // The screen never arrives: the session is still waiting when the message's deadline passes.
+        let outcome = try await Self.runController(["screenshot", "evil", screenshot.path, "--timeout", "85s"], against: host)
+        await host.stop()
+        #expect(outcome.status != 0, "\(outcome.output)")
+        #expect(outcome.output.contains("took more than 60 s to arrive"), "the message names the assembly deadline: \(outcome.output)")
+        #expect(outcome.peakMiB < 200, "zrc-ctl peaked at \(outcome.peakMiB) MiB")
+        Self.expectNoPeerEscapes(outcome.output)
+    }
+
     /// The viewer in a real pseudo-terminal: the host's name (on the status line), its notice and
     /// its close text are drawn, made harmless; none of its escape sequences reaches the terminal.
     @Test func theViewerDrawsNothingTheHostCouldUseToActOnTheTerminal() async throws {

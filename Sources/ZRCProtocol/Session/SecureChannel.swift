@@ -47,6 +47,18 @@ public struct SecureChannel: ~Copyable, Sendable {
         return writer.bytes
     }
 
+    /// Seals one transport plaintext (fragment flags included) as it is: for tests that play a
+    /// peer whose fragments break the rules.
+    mutating func seal(fragment plaintext: [UInt8]) throws(SessionError) -> [UInt8] {
+        var writer = ByteWriter()
+        do {
+            Record(type: .transport, body: try transport.encrypt(plaintext)).encode(into: &writer)
+        } catch {
+            throw SessionError.from(error, during: "encrypting")
+        }
+        return writer.bytes
+    }
+
     /// Decrypts every complete record in `bytes` (plus anything received with the handshake) and
     /// returns the complete messages, in order.
     public mutating func open(_ bytes: some Collection<UInt8>) throws(SessionError) -> [ZRCMessage] {
