@@ -34,9 +34,11 @@ import ZRCXTestSupport
         (16, 16, 20, -4, 16, 16, 15, 0),
         (1, 1, 0, 0, 1, 1, 0, 0),
         (256, 256, 255, 255, 256, 256, 255, 255),
-        (300, 300, 290, 290, 256, 256, 255, 255),
-        (300, 20, 150, 10, 256, 20, 150, 10),
-        (1000, 1000, 0, 0, 256, 256, 0, 0),
+        // Wholly visible and too large: scaled down by 2 (4), the hotspot with it.
+        (300, 300, 290, 290, 150, 150, 145, 145),
+        (300, 20, 150, 10, 150, 10, 75, 5),
+        (1000, 1000, 0, 0, 250, 250, 0, 0),
+        (513, 1, 512, 0, 171, 1, 170, 0),
     ])
     func shapesAreMadeValidForTheWire(width: Int, height: Int, hotX: Int, hotY: Int, outW: Int, outH: Int, outHotX: Int, outHotY: Int) throws {
         let shape = try #require(CursorNormalizer.shape(width: width, height: height, hotX: hotX, hotY: hotY, serial: 7,
@@ -55,6 +57,28 @@ import ZRCXTestSupport
         #expect(shape.width == 256 && shape.height == 256)
         let opaque = Int(shape.hotY) * 256 + Int(shape.hotX)
         #expect(shape.rgba[opaque * 4 + 3] == 0xFF, "the hotspot's pixel survives the crop")
+    }
+
+    @Test func aLargePointerInsideTransparentMarginsIsCutOutAtFullSize() throws {
+        // 400×400, opaque only in 100…199 × 50…149, hotspot at its top-left corner.
+        var rgba = Self.image(400, 400, alpha: 0)
+        for y in 50..<150 { for x in 100..<200 { rgba[(y * 400 + x) * 4 + 3] = 0xFF } }
+        let shape = try #require(CursorNormalizer.shape(width: 400, height: 400, hotX: 100, hotY: 50, serial: 1, rgba: rgba))
+        #expect(shape.width == 256 && shape.height == 256)
+        let opaque = (0..<(256 * 256)).count { shape.rgba[$0 * 4 + 3] == 0xFF }
+        #expect(opaque == 100 * 100, "every visible pixel kept, none scaled")
+        #expect(shape.rgba[(Int(shape.hotY) * 256 + Int(shape.hotX)) * 4 + 3] == 0xFF)
+    }
+
+    @Test func aScaledPointerAveragesColourByOpacity() throws {
+        // 512×2: columns alternate opaque white and transparent black, so each 2×2 block is half
+        // covered. Weighted by opacity the colour stays white; a plain average would be grey.
+        var rgba: [UInt8] = []
+        for _ in 0..<2 { for x in 0..<512 { rgba += x % 2 == 0 ? [0xFF, 0xFF, 0xFF, 0xFF] : [0, 0, 0, 0] } }
+        let shape = try #require(CursorNormalizer.shape(width: 512, height: 2, hotX: 0, hotY: 0, serial: 1, rgba: rgba))
+        #expect(shape.width == 256 && shape.height == 1)
+        #expect(Array(shape.rgba[0..<4]) == [0xFF, 0xFF, 0xFF, 0x7F])
+        try ZRCMessage.cursorShape(shape).validate()
     }
 
     // MARK: Real X clients
@@ -80,8 +104,9 @@ import ZRCXTestSupport
         #expect(await Self.cursor(session) { !$0.visible } != nil, "a blank cursor is a hidden pointer")
 
         try client.setCursor(width: 300, height: 300, hotX: 290, hotY: 290, argb: 0xFF00_FF00)
-        let large = await Self.cursor(session) { $0.visible && $0.shape?.width == 256 }
-        #expect(large?.shape.map { ($0.width, $0.height, $0.hotX, $0.hotY) } ?? (0, 0, 0, 0) == (256, 256, 255, 255))
+        let large = await Self.cursor(session) { $0.visible && $0.shape?.width == 150 }
+        #expect(large?.shape.map { ($0.width, $0.height, $0.hotX, $0.hotY) } ?? (0, 0, 0, 0) == (150, 150, 145, 145),
+                "a 300-pixel pointer arrives whole, at half size")
 
         let shapesBefore = await session.cursorShapesReceived
         try client.setAnimatedCursor(side: 24, colours: [0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF], delayMillis: 30)
