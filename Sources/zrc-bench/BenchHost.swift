@@ -46,8 +46,11 @@ final class BenchHost: Sendable {
         return summary.invite
     }
 
+    /// Ends every session and waits until the server has stopped.
     func stop() async {
         await server.shutdown()
-        task.withLock { $0?.cancel() }
+        let running = task.withLock { $0 }
+        running?.cancel()
+        _ = await running?.result
     }
 }

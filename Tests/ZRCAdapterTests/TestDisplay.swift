@@ -16,8 +16,8 @@ enum TestDisplay {
     }
 
     /// Runs an X client tool against the shared test display; fails with its output if it fails.
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        try XTool.run(tool, arguments)
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        try await XTool.run(tool, arguments)
     }
 }
 
@@ -46,7 +46,7 @@ struct RootPattern {
     /// Writes the bitmap as XBM (the data must start on the line after the brace: libXmu's reader
     /// skips the rest of that line) and sets it as the root background (xsetroot clears the root,
     /// and has finished once it exits, because closing its display waits for the server).
-    func paint() throws {
+    func paint() async throws {
         var bytes: [String] = []
         for row in bits {
             // XBM: rows of whole bytes, least significant bit = leftmost pixel.
@@ -67,7 +67,7 @@ struct RootPattern {
         try xbm.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         func hex(_ c: (red: UInt8, green: UInt8, blue: UInt8)) -> String { String(format: "#%02x%02x%02x", c.red, c.green, c.blue) }
-        try TestDisplay.run("xsetroot", ["-bitmap", file.path, "-fg", hex(foreground), "-bg", hex(background)])
+        try await TestDisplay.run("xsetroot", ["-bitmap", file.path, "-fg", hex(foreground), "-bg", hex(background)])
     }
 }
 

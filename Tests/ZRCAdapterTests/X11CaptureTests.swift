@@ -37,13 +37,13 @@ struct X11CaptureTests {
     ]
 
     @Test(arguments: [true, false], rects)
-    func capturesKnownPixelsExactly(useSharedMemory: Bool, rect: ScreenRect) throws {
+    func capturesKnownPixelsExactly(useSharedMemory: Bool, rect: ScreenRect) async throws {
         _ = try TestDisplay.require()
         // Connect before painting: Xvfb resets (and repaints its root black) when its last client
         // disconnects, which would otherwise happen the moment xsetroot exits.
         let capturer = try ScreenCapturer(connection: try X11Connection(), useSharedMemory: useSharedMemory)
         let pattern = RootPattern.make(seed: 7)
-        try pattern.paint()
+        try await pattern.paint()
         #expect(capturer.method == (useSharedMemory ? .sharedMemory : .getImage))
         #expect(capturer.isUsingSharedMemory == useSharedMemory)
 
@@ -63,11 +63,11 @@ struct X11CaptureTests {
 
     /// Into a caller's framebuffer with a wider stride: rows land at the stride, the gaps are untouched.
     @Test(arguments: [true, false])
-    func capturesIntoCallerBufferWithStride(useSharedMemory: Bool) throws {
+    func capturesIntoCallerBufferWithStride(useSharedMemory: Bool) async throws {
         _ = try TestDisplay.require()
         let capturer = try ScreenCapturer(connection: try X11Connection(), useSharedMemory: useSharedMemory)
         let pattern = RootPattern.make(seed: 11)  // painted after connecting; see capturesKnownPixelsExactly
-        try pattern.paint()
+        try await pattern.paint()
         let rect = ScreenRect(x: 101, y: 33, width: 50, height: 20)
         let stride = 50 * 4 + 36
         var buffer = [UInt8](repeating: 0xC3, count: stride * 20)

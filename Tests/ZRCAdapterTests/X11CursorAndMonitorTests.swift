@@ -50,7 +50,7 @@ struct X11CursorAndMonitorTests {
         #expect(try layout.monitor(matching: "screen") == layout.monitors[0])
     }
 
-    @Test func aScreenSizeChangeShowsInTheNextLayout() throws {
+    @Test func aScreenSizeChangeShowsInTheNextLayout() async throws {
         _ = try TestDisplay.require()
         let server = try PrivateXServer(["-screen", "0", "1024x768x24"])
         let connection = try X11Connection(displayName: server.display)
@@ -58,7 +58,7 @@ struct X11CursorAndMonitorTests {
         #expect(before.screenWidth == 1024 && before.screenHeight == 768)
         // Xvfb's one mode is its maximum size, so shrinking means turning the output off first;
         // with no active monitor left, the layout falls back to the whole screen.
-        try server.run("xrandr", ["--output", "screen", "--off", "--fb", "800x600"])
+        try await server.run("xrandr", ["--output", "screen", "--off", "--fb", "800x600"])
         let after = try MonitorLayout.read(from: connection)
         #expect(after != before)
         #expect(after.screenWidth == 800 && after.screenHeight == 600, "\(after)")

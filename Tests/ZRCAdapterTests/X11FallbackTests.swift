@@ -7,13 +7,13 @@ import ZRCX11
 /// back to GetImage and say why in the log) and one at depth 16 (which ZRC cannot capture as BGRX).
 @Suite("X11 capture fallbacks on private Xvfb servers")
 struct X11FallbackTests {
-    @Test func serverWithoutSharedMemoryFallsBackAndLogsWhy() throws {
+    @Test func serverWithoutSharedMemoryFallsBackAndLogsWhy() async throws {
         _ = try TestDisplay.require()
         let server = try PrivateXServer(["-extension", "MIT-SHM", "-screen", "0", "320x200x24"])
         let connection = try X11Connection(displayName: server.display)
         #expect(!connection.has(.sharedMemory))
         #expect(connection.has(.xtest))
-        try server.run("xsetroot", ["-solid", "#123456"])
+        try await server.run("xsetroot", ["-solid", "#123456"])
 
         let log = LogCapture()
         let capturer = try ScreenCapturer(connection: connection, logger: log.logger)

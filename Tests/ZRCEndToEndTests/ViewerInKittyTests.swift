@@ -35,7 +35,7 @@ extension ViewerInRealTerminals {
         let updated = await Wait.until(.seconds(20)) { TestPattern.shown(on: viewer.display, colours: changed) }
         #expect(updated != nil, "the change appears: \(files.read(files.log))")
 
-        try viewer.run("xdotool", ["mousemove", "400", "300", "key", "ctrl+bracketright", "q"])
+        try await viewer.run("xdotool", ["mousemove", "400", "300", "key", "ctrl+bracketright", "q"])
         #expect(await files.exitStatus(within: .seconds(15)) == 0, "\(files.read(files.log))")
         await kitty.terminate()
         await rig.close()

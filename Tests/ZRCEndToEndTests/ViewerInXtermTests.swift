@@ -33,7 +33,7 @@ extension ViewerInRealTerminals {
         let localY = Int(Double(image.minY) + (Double(target.y) + 0.5) * scaleY)
         let local = (x: localX, y: localY)
         _ = rig.client.takeEvents()
-        try viewer.run("xdotool", ["mousemove", "\(local.x)", "\(local.y)", "click", "1"])
+        try await viewer.run("xdotool", ["mousemove", "\(local.x)", "\(local.y)", "click", "1"])
         var events: [TestXClient.Event] = []
         let press = await Wait.until(.seconds(15)) { () -> (Int, Int)? in
             events += rig.client.takeEvents()
@@ -48,7 +48,7 @@ extension ViewerInRealTerminals {
             return events.contains { if case .buttonRelease(1, _, _) = $0 { true } else { false } } ? true : nil
         } == true, "and released: \(events)")
 
-        try viewer.run("xdotool", ["key", "ctrl+bracketright", "q"])
+        try await viewer.run("xdotool", ["key", "ctrl+bracketright", "q"])
         #expect(await files.exitStatus(within: .seconds(15)) == 0, "\(files.read(files.log))")
         await xterm.terminate()
         await rig.close()

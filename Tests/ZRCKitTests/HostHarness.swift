@@ -68,9 +68,13 @@ final class HostHarness: Sendable {
         }
     }
 
+    /// Ends every session and waits until the server has stopped: its connections' handlers,
+    /// their sessions and streamers have all returned, so nothing of this test runs on.
     func stop() async {
         await server.shutdown()
-        task.withLock { $0?.cancel() }
+        let running = task.withLock { $0 }
+        running?.cancel()
+        _ = await running?.result
     }
 
     func request(_ request: HostControlRequest) async throws -> HostControlResponse {

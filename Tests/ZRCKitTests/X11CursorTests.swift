@@ -133,11 +133,11 @@ import ZRCXTestSupport
         let xterm = try XApplication(display: setup.server.display, ["xterm", "-geometry", "60x15+0+0", "-e", "cat"])
         defer { xterm.stop() }
         try await xterm.waitForWindow()
-        try setup.server.run("xdotool", ["mousemove", "60", "60"])
+        try await setup.server.run("xdotool", ["mousemove", "60", "60"])
         _ = try #require(await Self.cursor(session) { $0.visible && $0.x == 60 && $0.y == 60 }, "the pointer over xterm")
-        try setup.server.run("xdotool", ["type", "--delay", "20", "hello"])
+        try await setup.server.run("xdotool", ["type", "--delay", "20", "hello"])
         #expect(await Self.cursor(session) { !$0.visible } != nil, "xterm's hidden pointer is hidden on the controller")
-        try setup.server.run("xdotool", ["mousemove", "80", "70"])
+        try await setup.server.run("xdotool", ["mousemove", "80", "70"])
         #expect(await Self.cursor(session) { $0.visible && $0.x == 80 } != nil, "and shows again when the pointer moves")
         _ = try await session.ping()
         let end = await session.end

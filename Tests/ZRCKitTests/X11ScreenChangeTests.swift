@@ -20,7 +20,7 @@ import ZRCXTestSupport
         let session = try await setup.controller.connect(to: "desk")
         _ = try #require(await Self.frame(session) { $0.pixels.width == 1280 && $0.pixels.height == 800 }, "the first frame")
 
-        try setup.server.run("xrandr", ["--output", "screen", "--off", "--fb", "1024x700"])
+        try await setup.server.run("xrandr", ["--output", "screen", "--off", "--fb", "1024x700"])
         let shrunk = await Self.frame(session) { $0.pixels.width == 1024 && $0.pixels.height == 700 }
         #expect(shrunk != nil, "the controller's picture takes the smaller size")
         let painter = try X11Painter(displayName: setup.server.display)
@@ -29,7 +29,7 @@ import ZRCXTestSupport
         #expect(await Self.frame(session) { $0.pixels.width == 1024 && Self.isRed($0.pixels.pixel(x: 1010, y: 690)) } != nil,
                 "changes at the new screen's edge still arrive")
 
-        try setup.server.run("xrandr", ["--output", "screen", "--auto", "--fb", "1280x800"])
+        try await setup.server.run("xrandr", ["--output", "screen", "--auto", "--fb", "1280x800"])
         #expect(await Self.frame(session) { $0.pixels.width == 1280 && $0.pixels.height == 800 } != nil, "and the larger one again")
         _ = try await session.ping()
         let end = await session.end
@@ -42,8 +42,8 @@ import ZRCXTestSupport
     /// pointer is reported only while it is there.
     @Test func withAMonitorSharedInputAndThePointerStayOnIt() async throws {
         let setup = try await X11SessionTests.Setup(screen: (1280, 800), monitor: "RIGHT") { server in
-            try server.run("xrandr", ["--setmonitor", "LEFT", "640/169x800/212+0+0", "screen"])
-            try server.run("xrandr", ["--setmonitor", "RIGHT", "640/169x800/212+640+0", "none"])
+            try await server.run("xrandr", ["--setmonitor", "LEFT", "640/169x800/212+0+0", "screen"])
+            try await server.run("xrandr", ["--setmonitor", "RIGHT", "640/169x800/212+640+0", "none"])
         }
         let session = try await setup.controller.connect(to: "desk")
         _ = try #require(await Self.frame(session) { $0.pixels.width == 640 && $0.pixels.height == 800 }, "only the right monitor is shared")
@@ -63,9 +63,9 @@ import ZRCXTestSupport
         #expect(try cursor.pointerPosition() == PointerPosition(x: 640, y: 10), "a click outside lands on the area's edge")
 
         // The pointer on the unshared monitor is not streamed: the controller sees it hidden.
-        try setup.server.run("xdotool", ["mousemove", "100", "100"])
+        try await setup.server.run("xdotool", ["mousemove", "100", "100"])
         #expect(await X11CursorTests.cursor(session) { !$0.visible } != nil, "the pointer on the other monitor is hidden")
-        try setup.server.run("xdotool", ["mousemove", "700", "100"])
+        try await setup.server.run("xdotool", ["mousemove", "700", "100"])
         #expect(await X11CursorTests.cursor(session) { $0.visible && $0.x == 60 && $0.y == 100 } != nil)
         await session.close()
         await setup.stop()

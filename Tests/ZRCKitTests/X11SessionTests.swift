@@ -23,9 +23,9 @@ import ZRCXTestSupport
         let controller: ZRCController
 
         init(policy: SessionPolicy = .viewOnly, screen: (width: Int, height: Int) = (X11SessionTests.width, X11SessionTests.height),
-             monitor: String? = nil, prepare: (PrivateXServer) throws -> Void = { _ in }) async throws {
+             monitor: String? = nil, prepare: (PrivateXServer) async throws -> Void = { _ in }) async throws {
             server = try PrivateXServer(["-screen", "0", "\(screen.width)x\(screen.height)x24"])
-            try prepare(server)
+            try await prepare(server)
             let source = try X11ScreenSource(displayName: server.display, monitor: monitor, logger: .init(label: "test"))
             #expect(await source.captureMethod == "MIT-SHM")
             harness = try HostHarness(sharing: ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() }),

@@ -46,22 +46,34 @@ public final class PrivateXServer {
     }
 
     /// Runs an X client tool against this server; fails with its output if it fails.
-    public func run(_ tool: String, _ arguments: [String]) throws {
-        try XTool.run(tool, arguments, display: display)
+    public func run(_ tool: String, _ arguments: [String]) async throws {
+        try await XTool.run(tool, arguments, display: display)
     }
 }
 
 /// X client tools (from x11-xserver-utils / x11-utils) run by tests.
+///
+/// A tool runs on a thread of its own while the calling task waits: Swift's cooperative pool has
+/// as many threads as cores (two here), and a test blocked in `waitUntilExit` would hold one that
+/// the host or controller under test needs.
 public enum XTool {
     /// Runs `tool` (found on PATH) against `display` (nil: `$DISPLAY`); fails with its output if it fails.
-    public static func run(_ tool: String, _ arguments: [String], display: String? = nil) throws {
-        let (status, text) = try output(tool, arguments, display: display)
+    public static func run(_ tool: String, _ arguments: [String], display: String? = nil) async throws {
+        let (status, text) = try await output(tool, arguments, display: display)
         try #require(status == 0,
                      "\(tool) \(arguments.joined(separator: " ")) exited with \(status): \(text) (Tools/install-deps.sh installs it)")
     }
 
     /// Runs `tool` and returns its exit status and output, whatever they are (for polling).
-    public static func output(_ tool: String, _ arguments: [String], display: String? = nil) throws -> (status: Int32, text: String) {
+    public static func output(_ tool: String, _ arguments: [String], display: String? = nil) async throws -> (status: Int32, text: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try outputBlocking(tool, arguments, display: display) })
+            }.start()
+        }
+    }
+
+    private static func outputBlocking(_ tool: String, _ arguments: [String], display: String?) throws -> (status: Int32, text: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = (display.map { ["DISPLAY=\($0)"] } ?? []) + [tool] + arguments

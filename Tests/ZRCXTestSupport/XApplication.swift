@@ -44,7 +44,7 @@ public final class XApplication: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             try #require(process.isRunning, "\(windowClass) exited before it showed a window (is it installed? Tools/install-deps.sh)")
-            if try XTool.output("xdotool", ["search", "--onlyvisible", "--class", windowClass], display: display).status == 0 { return }
+            if try await XTool.output("xdotool", ["search", "--onlyvisible", "--class", windowClass], display: display).status == 0 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         try #require(Bool(false), "\(windowClass) showed no window on \(display) within 20 s")
