@@ -74,7 +74,9 @@ enum CursorNormalizer {
                     pixels[out] = UInt8(red / alpha)
                     pixels[out + 1] = UInt8(green / alpha)
                     pixels[out + 2] = UInt8(blue / alpha)
-                    pixels[out + 3] = UInt8(alpha / (rows.count * columns.count))
+                    // Rounded, and never down to nothing: a faint hairline pointer stays visible.
+                    let count = rows.count * columns.count
+                    pixels[out + 3] = UInt8(max(1, (alpha + count / 2) / count))
                 }
             }
         }

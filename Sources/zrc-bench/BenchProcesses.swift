@@ -33,24 +33,18 @@ final class BenchChild {
     static var selfExecutable: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
 
     /// Waits for a line on the child's stdout (e.g. "ready").
-    func waitForLine(_ expected: String, timeout: Duration) throws {
-        let handle = output.fileHandleForReading
+    func waitForLine(_ expected: String, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
-        var buffer = Data()
-        while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw ValidationError("\(name) exited with status \(process.terminationStatus)") }
-            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let chunk = handle.availableData
-            if chunk.isEmpty { throw ValidationError("\(name) closed its output") }
-            buffer.append(chunk)
-            if String(decoding: buffer, as: UTF8.self).split(separator: "\n").contains(where: { $0 == expected }) { return }
+        while true {
+            let line = try await nextLine(timeout: deadline - ContinuousClock.now)
+            if line == expected { return }
         }
-        throw ValidationError("\(name) was not \(expected) within \(timeout)")
     }
 
-    /// The next line the child writes on stdout, without its newline.
-    func nextLine(timeout: Duration) throws -> String {
+    /// The next line the child writes on stdout, without its newline. Looks without blocking and
+    /// sleeps between looks: the benchmark's own host may run on Swift's few cooperative threads,
+    /// and a blocked one could keep it from answering the very child waited for.
+    func nextLine(timeout: Duration) async throws -> String {
         let handle = output.fileHandleForReading
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -61,21 +55,30 @@ final class BenchChild {
             }
             guard unread.count < 1 << 20 else { throw ValidationError("\(name) wrote a line over 1 MiB") }
             guard ContinuousClock.now < deadline else { throw ValidationError("\(name) wrote no line within \(timeout)") }
-            guard process.isRunning else { throw ValidationError("\(name) exited with status \(process.terminationStatus)") }
             var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
+            guard poll(&poller, 1, 0) > 0 else {
+                guard process.isRunning else { throw ValidationError("\(name) exited with status \(process.terminationStatus)") }
+                try await Task.sleep(for: .milliseconds(10))
+                continue
+            }
             let chunk = handle.availableData
             if chunk.isEmpty { throw ValidationError("\(name) closed its output") }
             unread.append(chunk)
         }
     }
 
-    /// The child's resident set size in bytes (VmRSS), nil once it has exited.
-    var residentBytes: Int? {
+    /// A field of the child's /proc status in bytes: `VmRSS` (resident now) or `VmHWM` (the
+    /// resident peak the kernel keeps); nil once it has exited.
+    func memory(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
               let kilobytes = Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") else { return nil }
         return kilobytes * 1024
+    }
+
+    /// Starts the child's `VmHWM` again from its current resident size (clear_refs 5).
+    func resetMemoryPeak() {
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/clear_refs"))
     }
 
     func send(line: String) {

@@ -52,7 +52,7 @@ struct LatencyCommand: AsyncParsableCommand {
         try await screen.run { displayName, directory, logger in
             let probe = try BenchChild("the probe client", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", displayName])
             defer { probe.stop() }
-            try probe.waitForLine("ready", timeout: .seconds(20))
+            try await probe.waitForLine("ready", timeout: .seconds(20))
 
             let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
             let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
@@ -73,8 +73,10 @@ struct LatencyCommand: AsyncParsableCommand {
                     print("\nwith \(viewers - 1) more viewer(s) watching (controller processes decoding and acknowledging every frame):")
                     let shared = try await trialRunner.run(trials: trials, warmUp: 10)
                     shared.print()
-                    print(String(format: "p50 %.2f×, p99 %.2f× one viewer's", shared.percentile(0.5) / results.percentile(0.5),
-                                 shared.percentile(0.99) / results.percentile(0.99)))
+                    if !shared.trials.isEmpty, !results.trials.isEmpty {
+                        print(String(format: "p50 %.2f×, p99 %.2f× one viewer's", shared.percentile(0.5) / results.percentile(0.5),
+                                     shared.percentile(0.99) / results.percentile(0.99)))
+                    }
                 }
                 await session.close()
             } catch {
@@ -96,7 +98,7 @@ struct LatencyCommand: AsyncParsableCommand {
                                             arguments: ["sink", "--directory", viewerDirectory.path])
                 started.append(viewer)
                 viewer.send(line: try await host.invite())
-                try viewer.waitForLine("connected", timeout: .seconds(20))
+                try await viewer.waitForLine("connected", timeout: .seconds(20))
             }
         } catch {
             for viewer in started { viewer.stop() }

@@ -77,7 +77,7 @@ struct PipelineCommand: AsyncParsableCommand {
             let painter = try BenchChild("the test client", executable: BenchChild.selfExecutable,
                                          arguments: ["paint", "--display", displayName, "--workload", workload.rawValue])
             defer { painter.stop() }
-            try painter.waitForLine("ready", timeout: .seconds(20))
+            try await painter.waitForLine("ready", timeout: .seconds(20))
             try await Task.sleep(for: .seconds(warmUp))
             _ = log.take()
             let (cpuBefore, wallBefore) = (ProcessCPU.now(), ContinuousClock.now)

@@ -10,7 +10,7 @@ import ZRCKeyStore
 /// sanity checks of the deadline, so a loaded machine cannot fail them.
 @Suite("Secret Service key store failures (child processes)")
 struct SecretServiceFailureTests {
-    @Test("a locked login keyring gives .locked at once, without waiting for a prompt")
+    @Test("a locked login keyring gives .locked from the check, without waiting for a prompt")
     func lockedKeyring() async throws {
         try TestServices.requireUnlockedKeyring()
         let (report, child) = try await KeyStoreProbe.runUnderTestServices(keyring: "locked")

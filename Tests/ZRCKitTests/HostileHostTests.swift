@@ -126,8 +126,9 @@ import ZRCProtocol
     }
 
     /// A message whose fragments keep coming, a byte at a time, and never complete it: the
-    /// controller gives up on it at the 60 s assembly deadline, with a clear message, having held
-    /// no more than what arrived (never the announced 32 MiB).
+    /// controller gives up on it at the 60 s assembly deadline, with a clear message. (That the
+    /// announced 32 MiB is never reserved is checked in FragmentationTests; resident memory could
+    /// not tell, since reserved pages are not touched.)
     @Test func aMessageThatNeverEndsStopsTheControllerAtTheAssemblyDeadline() async throws {
         let (first, continuation) = HostileMessages.neverEndingMessage
         let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello],

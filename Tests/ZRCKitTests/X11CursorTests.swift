@@ -77,8 +77,18 @@ import ZRCXTestSupport
         for _ in 0..<2 { for x in 0..<512 { rgba += x % 2 == 0 ? [0xFF, 0xFF, 0xFF, 0xFF] : [0, 0, 0, 0] } }
         let shape = try #require(CursorNormalizer.shape(width: 512, height: 2, hotX: 0, hotY: 0, serial: 1, rgba: rgba))
         #expect(shape.width == 256 && shape.height == 1)
-        #expect(Array(shape.rgba[0..<4]) == [0xFF, 0xFF, 0xFF, 0x7F])
+        #expect(Array(shape.rgba[0..<4]) == [0xFF, 0xFF, 0xFF, 0x80])
         try ZRCMessage.cursorShape(shape).validate()
+    }
+
+    @Test func aFaintPointerScaledDownStaysVisible() throws {
+        // A single barely opaque pixel 300 px from the hotspot: the 301 px between them are halved,
+        // and its 2×1 block averages to alpha 0.5, which must not become 0.
+        var rgba = Self.image(600, 1, alpha: 0)
+        rgba[301 * 4 + 3] = 1
+        let shape = try #require(CursorNormalizer.shape(width: 600, height: 1, hotX: 0, hotY: 0, serial: 1, rgba: rgba))
+        #expect(shape.width == 151)
+        #expect(shape.rgba[150 * 4 + 3] == 1, "the faint pixel survives")
     }
 
     // MARK: Real X clients

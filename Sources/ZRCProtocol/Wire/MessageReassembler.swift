@@ -27,6 +27,15 @@ public struct MessageReassembler: Sendable {
         }
     }
 
+    /// Bytes the buffer of the message in progress has room for (0 when none is): for tests that
+    /// check an announced length is not reserved up front.
+    var reservedCapacity: Int {
+        switch state {
+        case .receiving(let buffer, _): buffer.capacity
+        case .idle, .failed: 0
+        }
+    }
+
     /// Adds one plaintext; returns the complete message when this fragment finished one.
     public mutating func add(_ plaintext: [UInt8]) throws(WireError) -> [UInt8]? {
         do {
