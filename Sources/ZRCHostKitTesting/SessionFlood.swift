@@ -13,16 +13,9 @@ public enum SessionFlood {
                            duration: Duration) async throws -> Int {
         let channel = try await TCPEndpoint.connect(host: host.host, port: Int(host.port), timeout: .seconds(5))
         return try await channel.executeThenClose { inbound, outbound in
-            var handshake = try ControllerHandshake(
-                purpose: .session(requested: .viewOnly), localStatic: identity, hostKey: hostKey,
-                timestampMicros: WireClock.unixMicros(), agent: "flooder", crypto: crypto)
-            try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
             var iterator = inbound.makeAsyncIterator()
-            while let buffer = try await iterator.next() {
-                if try handshake.receive(buffer.readableBytesView) != nil { break }
-            }
-            var secure = try handshake.establish()
-            try await outbound.write(ByteBuffer(bytes: try secure.seal(.hello(protocolVersion: 1, capabilities: [], agent: "flooder"))))
+            var secure = try await HandmadeSession.open(requested: .viewOnly, identity: identity, hostKey: hostKey, crypto: crypto,
+                                                        agent: "flooder", capabilities: [], inbound: &iterator, outbound: outbound)
             var sent = 0
             let end = ContinuousClock.now + duration
             while ContinuousClock.now < end {

@@ -7,7 +7,6 @@ import ZRCHostKitTesting
 import ZRCNetworking
 import ZRCProtocol
 import ZRCSodium
-import ZRCStorage
 
 /// A well-behaved controller's pings and new sessions, and the host's memory, while the host is
 /// flooded: stalled unauthenticated connections from another address, and sessions of a paired
@@ -81,11 +80,13 @@ struct FloodCommand: AsyncParsableCommand {
 
     private func measure(host: BenchChild, address: HostPort, directory: URL, logger: Logger, display: String) async throws {
         let crypto = try SodiumCrypto()
-        let good = try controller(named: "good", identity: crypto.generateKeyPair(), crypto: crypto, directory: directory, logger: logger)
+        let good = try ZRCController.bench(named: "good", crypto: crypto, knownHosts: directory.appendingPathComponent("good-known-hosts.json"),
+                                           logger: logger)
         host.send(line: "invite")
         _ = try await good.pair(inviteText: try await host.nextLine(timeout: .seconds(10)), name: "bench")
         let flooderIdentity = crypto.generateKeyPair()
-        let flooder = try controller(named: "flooder", identity: flooderIdentity, crypto: crypto, directory: directory, logger: logger)
+        let flooder = try ZRCController.bench(named: "flooder", identity: flooderIdentity, crypto: crypto,
+                                              knownHosts: directory.appendingPathComponent("flooder-known-hosts.json"), logger: logger)
         host.send(line: "invite")
         let flooderInvite = try await host.nextLine(timeout: .seconds(10))
         let hostKey = try Invite(parsing: flooderInvite).hostKey
@@ -159,13 +160,6 @@ struct FloodCommand: AsyncParsableCommand {
         print("bars: no ping over 100 ms → \(attacked.late == 0 && attacked.failed == 0 ? "met" : "NOT met"); "
             + "host growth ≤ 64 MB → \(peak - before <= 64_000_000 ? "met" : "NOT met")")
         if let end { print("the viewer's session ended during the run: \(end)") }
-    }
-
-    private func controller(named name: String, identity: NoiseKeyPair, crypto: SodiumCrypto, directory: URL,
-                            logger: Logger) throws -> ZRCController {
-        let store = KnownHostsStore(file: directory.appendingPathComponent("\(name)-known-hosts.json"))
-        return ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
-                             configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()), logger: logger)
     }
 
     /// Pings every `interval` for `duration`.

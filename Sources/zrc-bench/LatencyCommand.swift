@@ -8,7 +8,6 @@ import ZRCHostX11
 import ZRCNetworking
 import ZRCProtocol
 import ZRCSodium
-import ZRCStorage
 
 /// Input-to-frame latency: the controller clicks, the probe flips colour, and the time until the
 /// controller has decoded a frame showing the flip is measured, with where it went.
@@ -108,11 +107,8 @@ struct LatencyCommand: AsyncParsableCommand {
     }
 
     private func connect(to host: BenchHost, directory: URL, logger: Logger) async throws -> ControllerSession {
-        let crypto = try SodiumCrypto()
-        let store = KnownHostsStore(file: directory.appendingPathComponent("known-hosts.json"))
-        let controller = ZRCController(identity: crypto.generateKeyPair(), crypto: crypto, knownHosts: store, controllerName: "bench",
-                                       configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()),
-                                       logger: logger)
+        let controller = try ZRCController.bench(crypto: try SodiumCrypto(), knownHosts: directory.appendingPathComponent("known-hosts.json"),
+                                                 logger: logger)
         _ = try await controller.pair(inviteText: try await host.invite(), name: "bench")
         return try await controller.connect(to: "bench")
     }

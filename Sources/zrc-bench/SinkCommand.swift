@@ -4,7 +4,6 @@ import Logging
 import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCSodium
-import ZRCStorage
 
 /// The benchmark's controller: pairs with the invite read from stdin, opens a session, and
 /// decodes and acknowledges every update as `zrc-ctl` would, in a process of its own so its
@@ -22,10 +21,9 @@ struct SinkCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "zrc-bench.sink")
         logger.logLevel = .warning
-        let crypto = try SodiumCrypto()
-        let store = KnownHostsStore(file: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"))
-        let controller = ZRCController(identity: crypto.generateKeyPair(), crypto: crypto, knownHosts: store, controllerName: "bench",
-                                       configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()), logger: logger)
+        let controller = try ZRCController.bench(crypto: try SodiumCrypto(),
+                                                 knownHosts: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"),
+                                                 logger: logger)
         _ = try await controller.pair(inviteText: invite, name: "bench")
         let session = try await controller.connect(to: "bench")
         // Unbuffered: `latency --viewers` waits for this line.

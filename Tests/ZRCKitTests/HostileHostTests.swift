@@ -79,6 +79,15 @@ import ZRCProtocol
         return Outcome(status: status, output: text, peakMiB: rss / 1024)
     }
 
+    /// `zrc-ctl screenshot` against the host, into a file removed afterwards; the host is stopped.
+    static func screenshot(against host: HostileHost, timeout: String) async throws -> Outcome {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let outcome = try await runController(["screenshot", "evil", file.path, "--timeout", timeout], against: host)
+        await host.stop()
+        return outcome
+    }
+
     /// `viewer`: the output is a viewer's, which clears the screen itself (ESC [2J is its own then).
     static func expectNoPeerEscapes(_ output: String, viewer: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
         let forbidden = ["\u{1B}]0;PWNED", "\u{202E}", "\u{200B}", "\u{07}"] + (viewer ? [] : ["\u{1B}[2J"])
@@ -101,10 +110,7 @@ import ZRCProtocol
     @Test func aHugeAnnouncedScreenStopsTheControllerWithoutAllocatingIt() async throws {
         let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello,
                                                                     HostileMessages.emptyFrame(id: 1, width: 65535, height: 65535)])
-        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
-        defer { try? FileManager.default.removeItem(at: screenshot) }
-        let outcome = try await Self.runController(["screenshot", "evil", screenshot.path, "--timeout", "10s"], against: host)
-        await host.stop()
+        let outcome = try await Self.screenshot(against: host, timeout: "10s")
         #expect(outcome.status != 0, "\(outcome.output)")
         #expect(outcome.output.contains("65535x65535"), "a clear message names the problem: \(outcome.output)")
         // 65535² × 4 bytes would be 16 GiB; the limit is checked before anything is allocated.
@@ -115,10 +121,7 @@ import ZRCProtocol
     @Test func aFloodOfRectsKeepsTheControllersMemoryBounded() async throws {
         let flood = (1...8).map { HostileMessages.rectFlood(id: UInt64($0)) }
         let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello] + flood)
-        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
-        defer { try? FileManager.default.removeItem(at: screenshot) }
-        let outcome = try await Self.runController(["screenshot", "evil", screenshot.path, "--timeout", "20s"], against: host)
-        await host.stop()
+        let outcome = try await Self.screenshot(against: host, timeout: "20s")
         #expect(outcome.status == 0, "valid (if silly) updates make a screenshot: \(outcome.output)")
         // A 1920×1080 framebuffer is 8 MiB; eight floods of 65535 rects must not add up.
         #expect(outcome.peakMiB < 250, "zrc-ctl peaked at \(outcome.peakMiB) MiB")
@@ -133,11 +136,8 @@ import ZRCProtocol
         let (first, continuation) = HostileMessages.neverEndingMessage
         let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello],
                                          trickle: [first] + Array(repeating: continuation, count: 100_000))
-        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString.prefix(8)).png")
-        defer { try? FileManager.default.removeItem(at: screenshot) }
         // The screen never arrives: the session is still waiting when the message's deadline passes.
-        let outcome = try await Self.runController(["screenshot", "evil", screenshot.path, "--timeout", "85s"], against: host)
-        await host.stop()
+        let outcome = try await Self.screenshot(against: host, timeout: "85s")
         #expect(outcome.status != 0, "\(outcome.output)")
         #expect(outcome.output.contains("took more than 60 s to arrive"), "the message names the assembly deadline: \(outcome.output)")
         #expect(outcome.peakMiB < 200, "zrc-ctl peaked at \(outcome.peakMiB) MiB")

@@ -188,17 +188,10 @@ import ZRCProtocol
                 screen.draw { $0.setPixel(x: 1, y: 1, rgb: 0xFF) }
             }
             let frames = try await channel.executeThenClose { inbound, outbound in
-                var handshake = try ControllerHandshake(
-                    purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
-                    timestampMicros: WireClock.unixMicros(), agent: "no acks", crypto: harness.crypto)
-                try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
                 var iterator = inbound.makeAsyncIterator()
-                while let buffer = try await iterator.next() {
-                    if try handshake.receive(buffer.readableBytesView) != nil { break }
-                }
-                var secure = try handshake.establish()
-                try await outbound.write(ByteBuffer(bytes: try secure.seal(
-                    .hello(protocolVersion: 1, capabilities: [.jpegRects, .solidRects, .rawRects], agent: "no acks"))))
+                var secure = try await HandmadeSession.open(
+                    requested: [], identity: identity, hostKey: harness.hostIdentity.publicKey, crypto: harness.crypto,
+                    agent: "no acks", capabilities: [.jpegRects, .solidRects, .rawRects], inbound: &iterator, outbound: outbound)
                 var frames = 0
                 while let buffer = try? await iterator.next() {
                     frames += (try secure.open(buffer.readableBytesView)).count { if case .frameUpdate = $0 { true } else { false } }

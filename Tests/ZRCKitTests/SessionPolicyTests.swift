@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ZRCControllerKit
 import ZRCHostKit
+import ZRCHostKitTesting
 import ZRCProtocol
 import ZRCNetworking
 import ZRCFrames
@@ -84,16 +85,10 @@ import NIOCore
 
             let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(2))
             try await channel.executeThenClose { inbound, outbound in
-                var handshake = try ControllerHandshake(
-                    purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
-                    timestampMicros: WireClock.unixMicros(), agent: "vanishing", crypto: harness.crypto)
-                try await outbound.write(ByteBuffer(bytes: handshake.firstFlight))
                 var iterator = inbound.makeAsyncIterator()
-                while let buffer = try await iterator.next() {
-                    if try handshake.receive(buffer.readableBytesView) != nil { break }
-                }
-                var secure = try handshake.establish()
-                try await outbound.write(ByteBuffer(bytes: try secure.seal(.hello(protocolVersion: 1, capabilities: [.jpegRects, .solidRects], agent: "vanishing"))))
+                var secure = try await HandmadeSession.open(
+                    requested: [], identity: identity, hostKey: harness.hostIdentity.publicKey, crypto: harness.crypto,
+                    agent: "vanishing", capabilities: [.jpegRects, .solidRects], inbound: &iterator, outbound: outbound)
                 // Keep the screen busy, read until a frame is on its way, then drop the connection mid-stream.
                 screen.draw { $0.fill(PixelRect(x: 0, y: 0, width: 100, height: 100), rgb: 0x00FF00) }
                 var sawFrame = false
