@@ -14,6 +14,10 @@ enum SocketReadiness {
 
     /// Returns early when `wakeUp` fires: another task on the same connection read the awaited
     /// data into libxcb's queue, so the socket itself will not become readable for it.
+    ///
+    /// Returns only once the read source is cancelled for good (from its cancellation handler):
+    /// libdispatch watches the descriptor until then, and a descriptor closed (and reused) under a
+    /// live source crashes its event loop. The caller keeps the descriptor open until this returns.
     static func wait(fileDescriptor: Int32, timeout: Duration, wakeUp: WakeUp? = nil, sources: SourceCount? = nil) async {
         guard timeout > .zero, !Task.isCancelled else { return }
         let waiter = Waiter()
@@ -24,10 +28,14 @@ enum SocketReadiness {
                 let source = DispatchSource.makeReadSource(fileDescriptor: fileDescriptor, queue: queue)
                 sources?.live.add(1, ordering: .relaxed)
                 source.setEventHandler { waiter.finish() }
-                source.setCancelHandler { sources?.live.subtract(1, ordering: .relaxed) }
+                // Runs exactly once, after `cancel()`, once the source has been resumed.
+                source.setCancelHandler {
+                    sources?.live.subtract(1, ordering: .relaxed)
+                    continuation.resume()
+                }
                 // Armed before it runs: a finish that came first (cancellation, a wake-up) still
                 // cancels this source instead of leaving it live and firing on a readable socket.
-                waiter.arm(continuation, source: source)
+                waiter.arm(source)
                 source.resume()
                 let micros = Int(timeout / .microseconds(1))
                 queue.asyncAfter(deadline: .now() + .microseconds(micros)) { waiter.finish() }
@@ -53,34 +61,28 @@ enum SocketReadiness {
         var waiting: Int { waiters.withLock { $0.count } }
     }
 
-    /// Resumes the continuation exactly once, whichever of readiness, timeout, a wake-up or
-    /// cancellation comes first, and cancels the read source. Sendable through its mutex.
+    /// Cancels the read source once, whichever of readiness, timeout, a wake-up or cancellation
+    /// comes first (the source's cancellation handler then ends the wait). Sendable through its
+    /// mutex.
     fileprivate final class Waiter: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, source: ReadSource?, done: Bool)>(
-            (nil, nil, false))
+        private let state = Mutex<(source: ReadSource?, done: Bool)>((nil, false))
 
-        /// Hands over the continuation and source; when the wait already finished, both are
-        /// finished here at once.
-        func arm(_ continuation: CheckedContinuation<Void, Never>, source: any DispatchSourceRead) {
+        /// Hands over the source; when the wait already finished, it is cancelled at once.
+        func arm(_ source: any DispatchSourceRead) {
             let finishedEarly = state.withLock { state in
                 if state.done { return true }
-                state.continuation = continuation
                 state.source = ReadSource(source)
                 return false
             }
-            if finishedEarly {
-                source.cancel()
-                continuation.resume()
-            }
+            if finishedEarly { source.cancel() }
         }
 
         func finish() {
-            let (continuation, source) = state.withLock { state in
-                defer { state = (nil, nil, true) }
-                return (state.continuation, state.source)
+            let source = state.withLock { state in
+                defer { state = (nil, true) }
+                return state.source
             }
             source?.source.cancel()
-            continuation?.resume()
         }
     }
 }

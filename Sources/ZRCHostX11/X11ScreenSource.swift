@@ -158,8 +158,12 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             // event into libxcb's queue without the socket staying readable: they look for
             // damage afterwards and wake this wait (`noticeQueuedDamage`); the 50 ms bound is a
             // last resort.
-            await SocketReadiness.wait(fileDescriptor: x11.damage.fileDescriptor, timeout: min(.milliseconds(50), deadline - clock.now),
+            // The monitor (and so its connection's descriptor) is held until the wait is over: a
+            // screen change may reconnect meanwhile, and its descriptor must not close under the wait.
+            let monitor = x11.damage
+            await SocketReadiness.wait(fileDescriptor: monitor.fileDescriptor, timeout: min(.milliseconds(50), deadline - clock.now),
                                        wakeUp: wakeUp)
+            withExtendedLifetime(monitor) {}
         }
         return damage.hasDamage(for: viewer)
     }
@@ -190,6 +194,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         unread = nil
         damage.forgetAll()
         shape = nil
+        // Waits on the old connection end now and look again, on the new one.
+        wakeUp.fire()
         return true
     }
 

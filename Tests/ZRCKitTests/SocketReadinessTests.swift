@@ -62,6 +62,27 @@ import Testing
     }
 }
 
+extension SocketReadinessTests {
+    /// A wait returns only once libdispatch has let go of the descriptor, so the caller may close
+    /// it at once. Closing it under a live source (a test's pipe, a connection replaced after a
+    /// screen change) crashed libdispatch's event loop once the number was reused.
+    @Test func aFinishedWaitHasReleasedItsDescriptor() async {
+        let sources = SocketReadiness.SourceCount()
+        var stillLive = 0
+        for _ in 0..<200 {
+            let (readEnd, writeEnd) = Self.quietPipe()
+            _ = write(writeEnd, "x", 1)  // readable: the wait ends through its event handler
+            await SocketReadiness.wait(fileDescriptor: readEnd, timeout: .seconds(3600), sources: sources)
+            if sources.live.load(ordering: .relaxed) != 0 { stillLive += 1 }
+            close(readEnd)
+            close(writeEnd)
+            // The next wait must not be counted with this one's source.
+            _ = await Self.waitUntil { sources.live.load(ordering: .relaxed) == 0 }
+        }
+        #expect(stillLive == 0, "\(stillLive) of 200 waits returned with their read source still live")
+    }
+}
+
 private actor Counter {
     private(set) var value = 0
     func increment() { value += 1 }
