@@ -44,6 +44,7 @@ let package = Package(
                               "libxcb-xfixes0-dev", "libxcb-randr0-dev", "libxcb-render0-dev"])]),
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
         .target(name: "ZRCProtocol", swiftSettings: strict),
@@ -54,6 +55,8 @@ let package = Package(
         .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"], swiftSettings: strict),
         .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging], swiftSettings: strict),
         .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"], swiftSettings: strict),
+        // zstd streams for lossless rectangles: one context per session, each chunk flushed.
+        .target(name: "ZRCZstd", dependencies: ["CZstd"], swiftSettings: strict),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"], swiftSettings: strict),
@@ -83,7 +86,7 @@ let package = Package(
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
-                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", argumentParser,
+                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", argumentParser,
                                logging],
                 swiftSettings: strict),
         .executableTarget(
@@ -119,7 +122,7 @@ let package = Package(
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased], swiftSettings: strict),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
-        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport", logging],
+        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport", logging],
                     swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",

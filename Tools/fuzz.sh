@@ -30,7 +30,7 @@ BUILD=$ROOT/build${OPT}
 # As Package.swift builds every target (`strict`), plus what fuzzing needs. Line tables are enough
 # for file:line in stack traces (full -g makes the driver leave a debugger module in the checkout).
 COMMON=(-swift-version 6 -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny
-        "$OPT" -gline-tables-only -I "$BUILD/modules" -I Sources/CTurboJPEG)
+        "$OPT" -gline-tables-only -I "$BUILD/modules" -I Sources/CTurboJPEG -I Sources/CZstd)
 FLAGS=("${COMMON[@]}" -parse-as-library -sanitize=fuzzer,address)
 
 # The package modules a target needs, in dependency order.
@@ -38,7 +38,7 @@ target_modules() {
   case "$1" in
     record | message | reassembler | invite | handshake) echo ZRCProtocol ;;
     terminal-input) echo ZRCProtocol ZRCViewer ;;
-    frame) echo ZRCProtocol ZRCFrames ZRCJPEG ;;
+    frame) echo ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd ;;
     *) echo "fuzz: unknown target '$1' (Tools/fuzz.sh list shows them)" >&2; return 1 ;;
   esac
 }
@@ -58,7 +58,7 @@ target_sources() {
   case "$1" in
     handshake) echo Fuzz/Support/TransparentCrypto.swift ;;
     # The controller's real decoder, without the rest of ZRCCommandSupport (argument parsing, key stores).
-    frame) echo Sources/ZRCCommandSupport/TurboJPEGCodec.swift Sources/ZRCCommandSupport/CommandError.swift ;;
+    frame) echo Sources/ZRCCommandSupport/FrameCodec.swift Sources/ZRCCommandSupport/CommandError.swift ;;
   esac
 }
 
@@ -118,7 +118,7 @@ build_target() {
     objects+=("$BUILD/modules/$module.o")
   done
   local libs=()
-  [[ $modules == *ZRCJPEG* ]] && libs=(-lturbojpeg)
+  [[ $modules == *ZRCJPEG* ]] && libs=(-lturbojpeg -lzstd)
   # shellcheck disable=SC2046  # target_sources lists plain paths
   cached_swiftc "target-$target" "$BUILD/bin/$target" "$modules" "${FLAGS[@]}" -wmo -module-name "Fuzz_${target//-/_}" \
     $(target_sources "$target") "${objects[@]}" "${libs[@]}"

@@ -11,6 +11,7 @@ BUILD_PACKAGES=(
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxcb-render0-dev
   libsecret-1-dev
   libchafa-dev
+  libzstd-dev
 )
 # Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as
 # something to look at and click in the demo), and a keyring for identity keys.

@@ -10,9 +10,9 @@ import ZRCProtocol
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard case .frameUpdate(let update)? = try? ZRCMessage.decode(fuzzInput(data, size)) else { return 0 }
-    var decoder: TurboJPEGCodec
+    var decoder: FrameCodec
     do {
-        decoder = try TurboJPEGCodec()
+        decoder = try FrameCodec()
     } catch {
         fatalError("libjpeg-turbo does not start: \(error)")
     }

@@ -77,6 +77,8 @@ public actor ControllerSession {
                 case .jpeg: encodingsReceived.insert(.jpegRects)
                 case .solid: encodingsReceived.insert(.solidRects)
                 case .raw: encodingsReceived.insert(.rawRects)
+                case .lossless: encodingsReceived.insert(.losslessRects)
+                case .copy: encodingsReceived.insert(.copyRects)
                 }
             }
             await compose(update)

@@ -52,16 +52,31 @@ public struct FrameCompositor: Sendable {
                 }
                 framebuffer.blit(bgrx, into: area)
             case .jpeg(let data):
-                let pixels: [UInt8]
                 do {
-                    pixels = try decoder.decodeJPEG(data, width: area.width, height: area.height)
+                    try decoder.decodeJPEG(data, into: &framebuffer, rect: area)
                 } catch {
                     throw FrameError("frame \(update.frameID): JPEG rectangle \(area) does not decode: \(error)")
                 }
-                guard pixels.count == area.area * PixelBuffer.bytesPerPixel else {
-                    throw FrameError("frame \(update.frameID): JPEG rectangle \(area) decoded to the wrong size")
+            case .lossless(let chunk):
+                // Bounded by the rect's own size before anything is decompressed.
+                let payload: [UInt8]
+                do {
+                    payload = try decoder.decompressLossless(
+                        chunk, maximumSize: LosslessPixels.maximumPayloadSize(width: area.width, height: area.height))
+                } catch {
+                    throw FrameError("frame \(update.frameID): lossless rectangle \(area) does not decompress: \(error)")
                 }
-                framebuffer.blit(pixels, into: area)
+                do {
+                    try LosslessPixels.decode(payload, into: &framebuffer, rect: area)
+                } catch {
+                    throw FrameError("frame \(update.frameID): lossless rectangle \(area): \(error)")
+                }
+            case .copy(let sourceX, let sourceY):
+                let source = PixelRect(x: Int(sourceX), y: Int(sourceY), width: area.width, height: area.height)
+                guard source.intersection(framebuffer.bounds) == source else {
+                    throw FrameError("frame \(update.frameID): copy rectangle \(area) reads \(source), outside the screen")
+                }
+                framebuffer.move(source, to: area)
             }
             dirty.append(area)
         }

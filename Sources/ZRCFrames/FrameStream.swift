@@ -6,9 +6,10 @@ public import ZRCProtocol
 ///   not yet acknowledged; beyond that, captures only mark that another is wanted, so a slow
 ///   controller gets the newest screen next, never a queue of stale frames. Two in flight let the
 ///   host encode the next frame while the controller decodes the last one.
-/// - Motion is sent at moderate quality; tiles sent that way are remembered and, once the screen
-///   has been still for `refineDelayMicros`, re-sent at high quality with full chroma, so still text
-///   ends up sharp.
+/// - Few-colour areas (text, UI) go lossless at once. Photographic areas are sent as JPEG at
+///   moderate quality; tiles sent that way are remembered and, once the screen has been still for
+///   `refineDelayMicros`, re-sent losslessly (or at high quality with full chroma to a controller
+///   without lossless rects), so a still picture ends up exact.
 public struct FrameStream: Sendable {
     public struct Configuration: Sendable {
         public var motionQuality: Int
@@ -20,15 +21,21 @@ public struct FrameStream: Sendable {
         public var losslessRefinementLimit: Int
         /// Frames sent and not yet acknowledged, at most.
         public var maximumInFlight: Int
-        /// The rect encodings both sides announced (`jpegRects`, `solidRects`, `rawRects`); at
-        /// least one of JPEG and raw (a stream needs some way to send any picture).
+        /// The rect encodings both sides announced; at least one of `Capabilities.pictureEncodings`
+        /// (a stream needs some way to send any picture).
         public var encodings: Capabilities
+        /// Pixels one refinement update re-sends at most (whole tiles; at least one): a large still
+        /// area is refined over several updates, each waiting for the previous one's
+        /// acknowledgement, so a slow link is never blocked behind one huge update.
+        public var maximumRefinementPixels: Int
 
         public init(motionQuality: Int = 70, refineQuality: Int = 92, refineDelayMicros: UInt64 = 100_000,
                     tileSize: Int = TileChangeDetector.defaultTileSize, losslessRefinementLimit: Int = 1 << 20,
-                    maximumInFlight: Int = 2, encodings: Capabilities = [.jpegRects, .solidRects, .rawRects]) {
+                    maximumInFlight: Int = 2, encodings: Capabilities = [.jpegRects, .solidRects, .rawRects],
+                    maximumRefinementPixels: Int = .max) {
             precondition(maximumInFlight >= 1, "at least one frame must be allowed in flight")
-            precondition(!encodings.isDisjoint(with: [.jpegRects, .rawRects]), "a stream needs JPEG or raw rects")  // checked by the caller
+            precondition(!encodings.isDisjoint(with: Capabilities.pictureEncodings), "a stream needs a picture encoding")  // checked by the caller
+            self.maximumRefinementPixels = maximumRefinementPixels
             self.maximumInFlight = maximumInFlight
             self.encodings = encodings
             self.motionQuality = motionQuality
@@ -85,8 +92,8 @@ public struct FrameStream: Sendable {
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
-        let rects = try planner.rects(changed: changed, current: screen, quality: configuration.motionQuality, fullChroma: false,
-                                      encodings: configuration.encodings, encoder: &encoder)
+        let rects = try planner.rects(changed: changed, previous: sent, current: screen, quality: configuration.motionQuality,
+                                      fullChroma: false, encodings: configuration.encodings, encoder: &encoder)
         rememberLossy(rects, screen: screen)
         // Only the changed tiles are copied: `sent` stays this stream's own storage, so the
         // source can keep updating its framebuffer in place instead of copying the whole screen.
@@ -114,8 +121,9 @@ public struct FrameStream: Sendable {
         return lastChangeMicros + configuration.refineDelayMicros
     }
 
-    /// Re-sends, at high quality, the tiles last sent lossily, once the screen has been still long
-    /// enough. `screen` must be the current capture; changed tiles are left to `offer`.
+    /// Re-sends, exactly (or at high quality), the tiles last sent lossily, once the screen has
+    /// been still long enough. `screen` must be the current capture; changed tiles are left to
+    /// `offer`. At most `maximumRefinementPixels` go per update; the rest stay due, for the next.
     public mutating func refine(_ screen: PixelBuffer, captureMicros: UInt64, clock: () -> UInt64,
                                 encoder: inout some RegionEncoder) throws -> FrameUpdate? {
         guard inFlight.isEmpty, let due = refinementDueMicros, clock() >= due, let mask = lossy,
@@ -123,22 +131,33 @@ public struct FrameStream: Sendable {
         else { return nil }
         let started = clock()
         var stillTiles = TileMask(grid: mask.grid)
+        var left = TileMask(grid: mask.grid)
+        var budget = configuration.maximumRefinementPixels
         for tile in mask.tiles where TileComparison.equal(sent, screen, in: mask.grid.rect(of: tile)) {
-            stillTiles.insert(tile)
+            let area = mask.grid.rect(of: tile).area
+            if budget >= area || stillTiles.isEmpty {
+                stillTiles.insert(tile)
+                budget -= area
+            } else {
+                left.insert(tile)
+            }
         }
-        lossy = nil
+        lossy = left.isEmpty ? nil : left
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !stillTiles.isEmpty else { return nil }
         let regions = stillTiles.mergedRects()
-        // Raw when the controller takes it and it is small enough (or JPEG is not an option).
         let encodings = configuration.encodings
-        let lossless = encodings.contains(.rawRects)
+        // Lossless through the session's compressor when the controller takes it; else raw when
+        // it is small enough (or JPEG is not an option), else JPEG at high quality with full chroma.
+        let raw = encodings.contains(.rawRects)
             && (regions.reduce(0) { $0 + $1.area * PixelBuffer.bytesPerPixel } <= configuration.losslessRefinementLimit
                 || !encodings.contains(.jpegRects))
         var rects: [FrameRect] = []
         for rect in regions {
-            if lossless {
+            if encodings.contains(.losslessRects) {
+                rects.append(UpdatePlanner.frameRect(rect, .lossless(try encoder.compressLossless(LosslessPixels.payload(screen, rect: rect)))))
+            } else if raw {
                 rects.append(UpdatePlanner.frameRect(rect, .raw(bgrx: screen.crop(rect))))
             } else {
                 let jpeg = try encoder.encodeJPEG(screen, rect: rect, quality: configuration.refineQuality, fullChroma: true)

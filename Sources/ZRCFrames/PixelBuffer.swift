@@ -91,6 +91,25 @@ public struct PixelBuffer: Sendable, Equatable {
         }
     }
 
+    /// Copies the pixels of `source` to `destination` (same size, both inside the image) as if
+    /// through a temporary copy, so overlapping areas move correctly (a scroll).
+    public mutating func move(_ source: PixelRect, to destination: PixelRect) {
+        precondition(source.width == destination.width && source.height == destination.height, "move between areas of different sizes")
+        precondition(source.intersection(bounds) == source && destination.intersection(bounds) == destination, "move outside the image")
+        guard !source.isEmpty else { return }
+        let rowBytes = source.width * Self.bytesPerPixel
+        let stride = bytesPerRow
+        // Moving down, the bottom rows go first so no source row is overwritten before it is read;
+        // within a row, copyMemory has memmove semantics.
+        let rows = destination.y > source.y ? Array((0..<source.height).reversed()) : Array(0..<source.height)
+        bytes.withUnsafeMutableBytes { raw in
+            for row in rows {
+                (raw.baseAddress! + (destination.y + row) * stride + destination.x * Self.bytesPerPixel).copyMemory(
+                    from: raw.baseAddress! + (source.y + row) * stride + source.x * Self.bytesPerPixel, byteCount: rowBytes)
+            }
+        }
+    }
+
     /// The pixels of `rect`, tightly packed.
     public func crop(_ rect: PixelRect) -> [UInt8] {
         precondition(rect.intersection(bounds) == rect, "crop outside the image")

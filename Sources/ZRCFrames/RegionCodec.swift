@@ -3,11 +3,18 @@
 public protocol RegionEncoder {
     /// Encodes `rect` of `image` as a JPEG at `quality` (1…100); `fullChroma` asks for 4:4:4.
     mutating func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8]
+    /// Compresses a `LosslessPixels` payload as the next flushed chunk of this session's lossless
+    /// stream (zstd in ZRC); every chunk goes to the controller, in order.
+    mutating func compressLossless(_ payload: [UInt8]) throws -> [UInt8]
 }
 
 public protocol RegionDecoder {
-    /// Decodes a JPEG into tightly packed BGRX pixels; throws unless it is exactly `width`×`height`.
-    mutating func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8]
+    /// Decodes a JPEG straight into `rect` of `image` (no intermediate copy); throws unless the
+    /// JPEG is exactly `rect`'s size. `rect` lies inside `image`.
+    mutating func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws
+    /// Decodes the next chunk of the session's lossless stream; throws if it yields more than
+    /// `maximumSize` bytes.
+    mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8]
 }
 
 /// Why a frame update could not be applied.

@@ -60,4 +60,38 @@ public enum TileComparison {
             return first
         }
     }
+
+    /// The smallest rectangle inside `rect` holding every pixel that differs between the images
+    /// (same size required), or nil when none does: changes are sent exactly, not tile by tile.
+    public static func differingBounds(_ a: PixelBuffer, _ b: PixelBuffer, in rect: PixelRect) -> PixelRect? {
+        precondition(a.width == b.width && a.height == b.height, "comparing images of different sizes")
+        let area = rect.intersection(a.bounds)
+        guard !area.isEmpty else { return nil }
+        return a.bytes.withUnsafeBytes { left in
+            b.bytes.withUnsafeBytes { right -> PixelRect? in
+                func differs(_ x: Int, _ y: Int) -> Bool {
+                    let l = left.loadUnaligned(fromByteOffset: y * a.bytesPerRow + x * 4, as: UInt32.self)
+                    let r = right.loadUnaligned(fromByteOffset: y * b.bytesPerRow + x * 4, as: UInt32.self)
+                    return (l ^ r) & 0x00FF_FFFF != 0
+                }
+                func rowDiffers(_ y: Int) -> Bool {
+                    !rowsEqual(left.baseAddress! + y * a.bytesPerRow + area.x * 4, right.baseAddress! + y * b.bytesPerRow + area.x * 4,
+                               pixels: area.width)
+                }
+                guard let top = (area.y..<area.maxY).first(where: rowDiffers) else { return nil }
+                let bottom = (top..<area.maxY).last(where: rowDiffers)!
+                var minX = area.maxX, maxX = area.x - 1
+                for y in top...bottom {
+                    // Only the columns outside what is already known can widen the bounds.
+                    var x = area.x
+                    while x < minX && !differs(x, y) { x += 1 }
+                    if x < minX { minX = x }
+                    var end = area.maxX - 1
+                    while end > maxX && !differs(end, y) { end -= 1 }
+                    if end > maxX { maxX = end }
+                }
+                return PixelRect(x: minX, y: top, width: maxX - minX + 1, height: bottom - top + 1)
+            }
+        }
+    }
 }

@@ -1,7 +1,12 @@
 public import ZRCProtocol
 
-/// Turns a captured screen into the rectangles of the next frame update: only tiles that differ
-/// from what the controller already has, solid tiles as a colour, the rest as JPEG.
+/// Turns a captured screen into the rectangles of the next frame update: only what differs from
+/// what the controller already has, each area in the encoding that suits its content.
+///
+/// Per changed area: a single colour goes as a solid rect; an area of few colours (text, UI) as a
+/// lossless palette; a photographic one as JPEG while things move (refined later), or lossless
+/// true colour when JPEG is not wanted. Textured areas are cut down to the exact bounds of their
+/// changed pixels, so a typed glyph costs its own size, not a 64×64 tile.
 public struct UpdatePlanner: Sendable {
     public let detector: TileChangeDetector
 
@@ -12,9 +17,10 @@ public struct UpdatePlanner: Sendable {
     /// The rectangles that bring `previous` (the controller's picture) up to `current`.
     /// `previous` of another size means "the controller has nothing": the whole screen is sent.
     public func rects(previous: PixelBuffer, current: PixelBuffer, hints: [PixelRect]?, quality: Int, fullChroma: Bool,
+                      encodings: Capabilities = [.jpegRects, .solidRects, .rawRects],
                       encoder: inout some RegionEncoder) throws -> [FrameRect] {
-        try rects(changed: changedTiles(previous: previous, current: current, hints: hints), current: current, quality: quality,
-                  fullChroma: fullChroma, encoder: &encoder)
+        try rects(changed: changedTiles(previous: previous, current: current, hints: hints), previous: previous, current: current,
+                  quality: quality, fullChroma: fullChroma, encodings: encodings, encoder: &encoder)
     }
 
     /// The tiles of `current` that differ from `previous` (all of them when the sizes differ).
@@ -25,10 +31,12 @@ public struct UpdatePlanner: Sendable {
         return detector.changedTiles(previous: previous, current: current, hints: hints)
     }
 
-    /// The rectangles for tiles already known to have changed (`changed` must be on `current`'s grid).
-    /// Only `encodings` are used: solid tiles go as JPEG (or raw) to a controller without solid
-    /// rects, and textured ones raw to a controller without JPEG.
-    public func rects(changed: TileMask, current: PixelBuffer, quality: Int, fullChroma: Bool,
+    /// The rectangles for tiles already known to have changed (`changed` must be on `current`'s
+    /// grid); `previous` (when it has `current`'s size) narrows each area to its changed pixels.
+    /// Only `encodings` are used: solid tiles go like textured ones to a controller without solid
+    /// rects; textured ones as described above, or raw to a controller with neither JPEG nor
+    /// lossless rects.
+    public func rects(changed: TileMask, previous: PixelBuffer?, current: PixelBuffer, quality: Int, fullChroma: Bool,
                       encodings: Capabilities = [.jpegRects, .solidRects, .rawRects],
                       encoder: inout some RegionEncoder) throws -> [FrameRect] {
         let grid = changed.grid
@@ -42,16 +50,35 @@ public struct UpdatePlanner: Sendable {
                 textured.insert(tile)
             }
         }
+        let comparable = previous.flatMap { $0.width == current.width && $0.height == current.height ? $0 : nil }
         var result = solid
-        for rect in textured.mergedRects() {
-            if encodings.contains(.jpegRects) {
-                let jpeg = try encoder.encodeJPEG(current, rect: rect, quality: quality, fullChroma: fullChroma)
-                result.append(Self.frameRect(rect, .jpeg(jpeg)))
-            } else {
-                result.append(Self.frameRect(rect, .raw(bgrx: current.crop(rect))))
-            }
+        for merged in textured.mergedRects() {
+            let rect = comparable.map { TileComparison.differingBounds($0, current, in: merged) ?? merged } ?? merged
+            result.append(try encode(rect, of: current, quality: quality, fullChroma: fullChroma, encodings: encodings, encoder: &encoder))
         }
         return result
+    }
+
+    /// One textured area in the best encoding the controller takes: lossless when it has few
+    /// colours (or JPEG is unavailable), JPEG otherwise, raw as the last resort.
+    public func encode(_ rect: PixelRect, of current: PixelBuffer, quality: Int, fullChroma: Bool, encodings: Capabilities,
+                       encoder: inout some RegionEncoder) throws -> FrameRect {
+        // Narrowed to its changed pixels, a textured tile may turn out to be one colour.
+        if encodings.contains(.solidRects), let colour = TileComparison.solidColour(of: current, in: rect) {
+            return Self.frameRect(rect, .solid(pixel: colour))
+        }
+        if encodings.contains(.losslessRects) {
+            if let palette = LosslessPixels.palettePayload(current, rect: rect) {
+                return Self.frameRect(rect, .lossless(try encoder.compressLossless(palette)))
+            }
+            if !encodings.contains(.jpegRects) {
+                return Self.frameRect(rect, .lossless(try encoder.compressLossless(LosslessPixels.trueColourPayload(current, rect: rect))))
+            }
+        }
+        if encodings.contains(.jpegRects) {
+            return Self.frameRect(rect, .jpeg(try encoder.encodeJPEG(current, rect: rect, quality: quality, fullChroma: fullChroma)))
+        }
+        return Self.frameRect(rect, .raw(bgrx: current.crop(rect)))
     }
 
     static func frameRect(_ rect: PixelRect, _ content: FrameRect.Content) -> FrameRect {

@@ -27,7 +27,7 @@ struct SessionFlow: Sendable {
     /// text input when it accepts input.
     var hostCapabilities: Capabilities {
         guard let sharing = server.configuration.sharing else { return [] }
-        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .cursorShape]
+        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .cursorShape]
         return sharing.input == nil ? screen : screen.union(.textInput)
     }
 
@@ -102,11 +102,11 @@ struct SessionFlow: Sendable {
         // Frames go only to controllers that can draw them, in what both sides announced
         // (`zrc-ctl ping` announces no rect encoding and gets none).
         let shared = capabilities.intersection(hostCapabilities)
-        guard let sharing = server.configuration.sharing, !shared.intersection([.jpegRects, .solidRects, .rawRects]).isEmpty else { return }
-        guard !shared.isDisjoint(with: [.jpegRects, .rawRects]) else {
-            // Solid rects alone cannot show a screen: say so rather than stay silent.
+        guard let sharing = server.configuration.sharing, !shared.intersection(Capabilities.rectEncodings).isEmpty else { return }
+        guard !shared.isDisjoint(with: Capabilities.pictureEncodings) else {
+            // Solid or copy rects alone cannot show a screen: say so rather than stay silent.
             try? await connection.send(.error(code: .unsupported,
-                                              text: "this host sends the screen as JPEG or raw rectangles; this controller takes neither"))
+                                              text: "this host sends the screen as JPEG, lossless or raw rectangles; this controller takes none of them"))
             return
         }
         do {

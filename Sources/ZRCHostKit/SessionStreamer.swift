@@ -21,7 +21,7 @@ actor SessionStreamer {
     /// Whether both sides announced `cursorShape`: the pointer travels as shape and position.
     private let sendsCursor: Bool
 
-    /// `capabilities`: what both sides announced; its rect encodings must include JPEG or raw.
+    /// `capabilities`: what both sides announced; its rect encodings must include a picture encoding.
     init(viewer: ScreenViewer, sharing: ScreenSharing, capabilities: Capabilities, connection: SecureConnection, logger: Logger) throws {
         self.viewer = viewer
         self.sharing = sharing
@@ -29,7 +29,7 @@ actor SessionStreamer {
         self.logger = logger
         sendsCursor = capabilities.contains(.cursorShape)
         var configuration = sharing.stream
-        configuration.encodings = capabilities.intersection([.jpegRects, .solidRects, .rawRects])
+        configuration.encodings = capabilities.intersection(Capabilities.rectEncodings)
         stream = FrameStream(configuration: configuration)
         encoder = try sharing.makeEncoder()
     }

@@ -12,7 +12,7 @@ extension ZRCController {
     static func bench(named name: String = "bench", identity: NoiseKeyPair? = nil, crypto: SodiumCrypto, knownHosts: URL,
                       logger: Logger) throws -> ZRCController {
         ZRCController(identity: identity ?? crypto.generateKeyPair(), crypto: crypto, knownHosts: KnownHostsStore(file: knownHosts),
-                      controllerName: name, configuration: ControllerConfiguration(makeDecoder: try TurboJPEGCodec.decoderFactory()),
+                      controllerName: name, configuration: ControllerConfiguration(makeDecoder: try FrameCodec.decoderFactory()),
                       logger: logger)
     }
 }

@@ -23,7 +23,7 @@ struct FloodHostCommand: AsyncParsableCommand {
         var logger = Logger(label: "zrc-bench.flood-host")
         logger.logLevel = .error
         let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)
-        let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
+        let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
         let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, logger: logger)
         let address = try await host.start()
         say("port \(address.port)")

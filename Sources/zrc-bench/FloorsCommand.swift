@@ -57,7 +57,7 @@ struct FloorsCommand: ParsableCommand {
         let copy = PixelBuffer(width: width, height: height, bytesPerRow: picture.bytesPerRow, bytes: Array(picture.bytes))
         let detector = TileChangeDetector()
         let compare = measure { _ = detector.changedTiles(previous: picture, current: copy) }
-        let codec = try TurboJPEGCodec()
+        let codec = try FrameCodec()
         var bytes = 0
         let encode = try measure { bytes = try codec.encodeJPEG(picture, rect: picture.bounds, quality: 80, fullChroma: false).count }
         var tile = 0

@@ -54,7 +54,7 @@ struct LatencyCommand: AsyncParsableCommand {
             try await probe.waitForLine("ready", timeout: .seconds(20))
 
             let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
-            let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
+            let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
             let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
             try await host.start()
             do {

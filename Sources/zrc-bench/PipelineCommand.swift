@@ -45,8 +45,8 @@ struct PipelineCommand: AsyncParsableCommand {
         try await screen.run { displayName, directory, logger in
             let log = MeasurementLog()
             let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
-            _ = try TurboJPEGCodec()
-            let sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try TurboJPEGCodec() },
+            _ = try FrameCodec()
+            let sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try FrameCodec() },
                                         onUpdate: { log.add($0) })
             let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
             try await host.start()

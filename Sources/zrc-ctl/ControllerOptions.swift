@@ -67,7 +67,7 @@ struct ControllerContext {
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
         var configuration = ControllerConfiguration()
         if showsScreen {
-            configuration.makeDecoder = try TurboJPEGCodec.decoderFactory()
+            configuration.makeDecoder = try FrameCodec.decoderFactory()
         }
         return ZRCController(identity: identity, crypto: crypto, knownHosts: knownHosts, controllerName: controllerName,
                              configuration: configuration, logger: logger)

@@ -101,8 +101,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             let source = try X11ScreenSource(displayName: name, monitor: monitor, logger: context.logger)
-            _ = try TurboJPEGCodec()  // fail now, not per session, if libjpeg-turbo cannot start
-            return ScreenSharing(source: source, input: source, makeEncoder: { try TurboJPEGCodec() })
+            _ = try FrameCodec()  // fail now, not per session, if libjpeg-turbo cannot start
+            return ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
         } catch {
             throw CommandError(.failure, "cannot share display \(name): \(error)")
         }

@@ -25,7 +25,8 @@ import ZRCProtocol
         stream.acknowledge(1)
         let next = try #require(try stream.offer(screen, hints: nil, captureMicros: 3, clock: clock.read, encoder: &codec))
         #expect(next.frameID == 2)
-        #expect(Set(next.rects.map { "\($0.x),\($0.y)" }) == ["0,0", "128,64"], "both changes, in the newest state only")
+        #expect(Set(next.rects.map { "\($0.x),\($0.y) \($0.width)x\($0.height)" }) == ["5,5 1x1", "150,80 1x1"],
+                "both changes, exactly, in the newest state only")
         #expect(!stream.captureWanted)
     }
 
@@ -90,6 +91,37 @@ import ZRCProtocol
         stream.acknowledge(refined.frameID)
         #expect(stream.refinementDueMicros == nil)
         #expect(try stream.refine(screen, captureMicros: 4, clock: clock.read, encoder: &codec) == nil)
+    }
+
+    /// With lossless rects, photographic areas sent as JPEG during motion end up exact, refined in
+    /// updates of at most the configured number of pixels, each after the previous one's ack.
+    @Test func stillPhotographicAreasAreRefinedLosslesslyInChunks() throws {
+        var stream = FrameStream(configuration: .init(refineDelayMicros: 100_000, tileSize: 32,
+                                                      encodings: [.jpegRects, .solidRects, .losslessRects],
+                                                      maximumRefinementPixels: 2 * 32 * 32))
+        var codec = RawCodec()
+        let clock = Clock()
+        let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
+        let motion = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
+        #expect(motion.rects.allSatisfy { if case .jpeg = $0.content { true } else { false } }, "many colours move as JPEG")
+        stream.acknowledge(motion.frameID)
+        clock.now = 200_000
+        var refinedPixels = 0
+        var updates = 0
+        while let refined = try stream.refine(screen, captureMicros: 2, clock: clock.read, encoder: &codec) {
+            #expect(refined.quality == 0)
+            #expect(refined.rects.allSatisfy { if case .lossless = $0.content { true } else { false } })
+            let pixels = refined.rects.reduce(0) { $0 + Int($1.width) * Int($1.height) }
+            #expect(pixels <= 2 * 32 * 32)
+            refinedPixels += pixels
+            updates += 1
+            #expect(try stream.refine(screen, captureMicros: 2, clock: clock.read, encoder: &codec) == nil, "one at a time")
+            stream.acknowledge(refined.frameID)
+            if updates > 10 { break }
+        }
+        #expect(refinedPixels == 128 * 64)
+        #expect(updates == 4)
+        #expect(stream.refinementDueMicros == nil)
     }
 
     @Test func solidUpdatesNeedNoRefinement() throws {

@@ -12,9 +12,17 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         return image.crop(rect)
     }
 
-    mutating func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        guard data.count == width * height * 4 else { throw FrameError("size mismatch") }
-        return data
+    mutating func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws {
+        guard data.count == rect.area * 4 else { throw FrameError("size mismatch") }
+        image.blit(data, into: rect)
+    }
+
+    /// Stored, not compressed: the payload layout is what these tests check (zstd has its own).
+    mutating func compressLossless(_ payload: [UInt8]) throws -> [UInt8] { payload }
+
+    mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
+        return chunk
     }
 }
 
@@ -51,8 +59,14 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         #expect(codec.encodedRects == [PixelRect(x: 0, y: 0, width: 200, height: 100)])
     }
 
-    /// Whatever changes, the controller's composed frame equals the host's screen afterwards.
-    @Test func composedFramesMatchTheHostScreen() async {
+    static let encodingSets: [Capabilities] = [
+        [.jpegRects, .solidRects, .rawRects], [.losslessRects], [.losslessRects, .solidRects, .jpegRects], [.rawRects],
+    ]
+
+    /// Whatever changes, the controller's composed frame equals the host's screen afterwards, in
+    /// every combination of encodings (the stand-in JPEG is lossless).
+    @Test(arguments: encodingSets)
+    func composedFramesMatchTheHostScreen(encodings: Capabilities) async {
         await propertyCheck(count: 100, input: Gen.int(in: 1...260), Gen.int(in: 1...140), Gen.int(in: 1...4), Gen.int(in: 0...Int(UInt32.max))) {
             width, height, steps, seed in
             var random = Xorshift(seed: UInt64(seed) | 1)
@@ -64,19 +78,58 @@ struct RawCodec: RegionEncoder, RegionDecoder {
                 if step > 0 {
                     let x = Int(random.next() % UInt64(width)), y = Int(random.next() % UInt64(height))
                     let rect = PixelRect(x: x, y: y, width: min(width - x, 1 + Int(random.next() % 90)), height: min(height - y, 1 + Int(random.next() % 50)))
-                    if random.next() % 2 == 0 {
+                    switch random.next() % 3 {
+                    case 0:
                         hostScreen.fill(rect, rgb: UInt32(random.next() & 0xFFFFFF))
-                    } else {
+                    case 1:
+                        // Few colours: text-like content for the palette path.
+                        for row in rect.y..<rect.maxY where row % 3 == 0 {
+                            hostScreen.fill(PixelRect(x: rect.x, y: row, width: rect.width, height: 1), rgb: UInt32(random.next() & 0xFFFFFF))
+                        }
+                    default:
                         hostScreen.setPixel(x: x, y: y, rgb: UInt32(random.next() & 0xFFFFFF))
                     }
                 }
                 let rects = try UpdatePlanner(tileSize: 16).rects(previous: controllerView, current: hostScreen, hints: nil, quality: 80,
-                                                                  fullChroma: false, encoder: &codec)
+                                                                  fullChroma: false, encodings: encodings, encoder: &codec)
+                #expect(rects.allSatisfy { encodings.contains(Self.capability(of: $0.content)) })
                 try compositor.apply(update(rects, width: width, height: height, id: UInt64(step)), decoder: &codec)
                 controllerView = compositor.framebuffer
                 #expect(controllerView == hostScreen)
             }
         }
+    }
+
+    static func capability(of content: FrameRect.Content) -> Capabilities {
+        switch content {
+        case .jpeg: .jpegRects
+        case .solid: .solidRects
+        case .raw: .rawRects
+        case .lossless: .losslessRects
+        case .copy: .copyRects
+        }
+    }
+
+    /// A glyph typed into a text area travels as its own few pixels, losslessly, not as its tile.
+    @Test func aTypedGlyphIsSentExactlyAndLosslessly() throws {
+        var before = PixelBuffer(width: 256, height: 128)
+        before.fill(before.bounds, rgb: 0xFFFFFF)
+        var after = before
+        after.fill(PixelRect(x: 70, y: 20, width: 2, height: 12), rgb: 0x000000)
+        after.fill(PixelRect(x: 72, y: 30, width: 5, height: 2), rgb: 0x777777)
+        var codec = RawCodec()
+        let rects = try UpdatePlanner().rects(previous: before, current: after, hints: nil, quality: 80, fullChroma: false,
+                                              encodings: [.losslessRects, .solidRects, .jpegRects], encoder: &codec)
+        #expect(rects.count == 1)
+        let rect = try #require(rects.first)
+        #expect(PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
+                    == PixelRect(x: 70, y: 20, width: 7, height: 12))
+        guard case .lossless(let payload) = rect.content else {
+            Issue.record("a few-colour glyph goes lossless, not \(rect.content)")
+            return
+        }
+        #expect(payload.first == 0, "as a palette")
+        #expect(codec.encodedRects.isEmpty, "no JPEG")
     }
 
     @Test func rectanglesOutsideTheScreenAreRefused() {

@@ -8,15 +8,14 @@ import ZRCProtocol
 /// The host sends only what the controller announced in `hello`, and a controller that announces
 /// less still gets a working stream in what it takes — never silence.
 @Suite struct CapabilityTests {
-    static let encodings: [Capabilities] = [.jpegRects, .solidRects, .rawRects]
-
-    /// Every subset of the three rect encodings, with and without the cursor.
-    static let combinations: [Capabilities] = (0..<16).map { bits in
+    /// Every subset of the four drawing rect encodings, with and without the cursor.
+    static let combinations: [Capabilities] = (0..<32).map { bits in
         var set: Capabilities = []
         if bits & 1 != 0 { set.insert(.jpegRects) }
         if bits & 2 != 0 { set.insert(.solidRects) }
         if bits & 4 != 0 { set.insert(.rawRects) }
         if bits & 8 != 0 { set.insert(.cursorShape) }
+        if bits & 16 != 0 { set.insert(.losslessRects) }
         return set
     }
 
@@ -30,7 +29,7 @@ import ZRCProtocol
         let (controller, _) = harness.controller(capabilities: announced.union(.textInput))
         _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
         let session = try await controller.connect(to: "desk")
-        let canShowPictures = !announced.isDisjoint(with: [.jpegRects, .rawRects])
+        let canShowPictures = !announced.isDisjoint(with: Capabilities.pictureEncodings)
         if canShowPictures {
             let deadline = ContinuousClock.now + .seconds(15)
             var shown = false

@@ -65,8 +65,16 @@ final class FakeScreen: ScreenSource, InputSink {
 struct RawRegionCodec: RegionEncoder, RegionDecoder {
     func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8] { image.crop(rect) }
 
-    func decodeJPEG(_ data: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        guard data.count == width * height * 4 else { throw FrameError("size mismatch") }
-        return data
+    func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws {
+        guard data.count == rect.area * 4 else { throw FrameError("size mismatch") }
+        image.blit(data, into: rect)
+    }
+
+    /// Stored, not compressed: the payload layout is what these tests check.
+    func compressLossless(_ payload: [UInt8]) throws -> [UInt8] { payload }
+
+    func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
+        return chunk
     }
 }

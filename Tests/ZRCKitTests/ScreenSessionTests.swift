@@ -36,7 +36,7 @@ import ZRCProtocol
 
             screen.draw { $0.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000) }
             let second = try #require(await waitForFrame(session, matching: screen.pixels, after: first.version))
-            #expect(second.dirty == [PixelRect(x: 64, y: 64, width: 64, height: 64)], "only the changed tile travels")
+            #expect(second.dirty == [PixelRect(x: 70, y: 70, width: 10, height: 10)], "only the changed pixels travel")
             #expect(second.captureMicros <= second.encodeDoneMicros && second.encodeDoneMicros <= second.sendMicros)
 
             // Once the still areas have been refined (100 ms after the last change), a static screen sends

@@ -42,6 +42,14 @@ import ZRCTestSupport
             quality: 0, rects: [FrameRect(x: 1, y: 2, width: 3, height: 4, content: .solid(pixel: 0x00FF_8000))])),
          [0x11] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, 4]
             + [0, 0, 0x02, 0x80, 0, 0, 0x01, 0xE0, 0, 0, 1] + [0, 1, 0, 2, 0, 3, 0, 4, 2, 0x00, 0xFF, 0x80, 0x00]),
+        // A scroll: the whole screen less its top row copied up one row, then the new bottom row.
+        (.frameUpdate(FrameUpdate(
+            frameID: 1, captureMicros: 2, encodeDoneMicros: 3, sendMicros: 4, screenWidth: 640, screenHeight: 480,
+            quality: 0, rects: [FrameRect(x: 0, y: 0, width: 640, height: 479, content: .copy(sourceX: 0, sourceY: 1)),
+                                FrameRect(x: 0, y: 479, width: 640, height: 1, content: .lossless([0xAA, 0xBB]))])),
+         [0x11] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, 4]
+            + [0, 0, 0x02, 0x80, 0, 0, 0x01, 0xE0, 0, 0, 2] + [0, 0, 0, 0, 0x02, 0x80, 0x01, 0xDF, 5, 0, 0, 0, 1]
+            + [0, 0, 0x01, 0xDF, 0x02, 0x80, 0, 1, 4, 0, 0, 0, 2, 0xAA, 0xBB]),
     ]
 
     @Test(arguments: golden)

@@ -14,4 +14,13 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let cursorShape = Capabilities(rawValue: 1 << 3)
     /// Host: can type arbitrary Unicode text (`InputEvent.text`). Controller: may send it.
     public static let textInput = Capabilities(rawValue: 1 << 4)
+    /// Sends or draws lossless rectangles (a palette or true colour, through the session's zstd stream).
+    public static let losslessRects = Capabilities(rawValue: 1 << 5)
+    /// Sends or draws copy rectangles: an area moved within the screen (scrolling, moved windows).
+    public static let copyRects = Capabilities(rawValue: 1 << 6)
+
+    /// Every rect encoding this version knows.
+    public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects]
+    /// The encodings that can carry any picture on their own (a stream needs at least one).
+    public static let pictureEncodings: Capabilities = [.jpegRects, .rawRects, .losslessRects]
 }

@@ -12,13 +12,27 @@ public struct FrameRect: Sendable, Equatable {
         /// Encoding 3: uncompressed pixels, row-major, 4 bytes each in memory order B, G, R, X
         /// (u32 length + bytes; the length must be width × height × 4).
         case raw(bgrx: [UInt8])
+        /// Encoding 4: the next chunk of the session's zstd stream (u32 length + bytes, at least 1),
+        /// which decodes to a palette or true-colour picture of exactly this rectangle
+        /// (`LosslessPixels` in ZRCFrames has the layout).
+        case lossless([UInt8])
+        /// Encoding 5: copy the same-sized area at (sourceX, sourceY) of the controller's current
+        /// picture here, as if through a temporary copy (source and destination may overlap).
+        case copy(sourceX: UInt16, sourceY: UInt16)
 
         var encodingByte: UInt8 {
             switch self {
             case .jpeg: 1
             case .solid: 2
             case .raw: 3
+            case .lossless: 4
+            case .copy: 5
             }
+        }
+
+        /// Whether this rect moves pixels already on the screen instead of carrying new ones.
+        public var isCopy: Bool {
+            if case .copy = self { true } else { false }
         }
     }
 
@@ -50,6 +64,10 @@ public struct FrameRect: Sendable, Equatable {
         case .jpeg(let data): writer.write(blob: data)
         case .solid(let pixel): writer.write(pixel)
         case .raw(let pixels): writer.write(blob: pixels)
+        case .lossless(let data): writer.write(blob: data)
+        case .copy(let sourceX, let sourceY):
+            writer.write(sourceX)
+            writer.write(sourceY)
         }
     }
 
@@ -68,8 +86,12 @@ public struct FrameRect: Sendable, Equatable {
         case 3:
             // Checked against width × height × 4 before copying, so a lying length allocates nothing.
             content = .raw(bgrx: try reader.readBlob("\(field).bgrx", exactLength: Int(width) * Int(height) * 4))
+        case 4:
+            content = .lossless(try reader.readBlob("\(field).lossless", maxLength: Int(UInt32.max)))
+        case 5:
+            content = .copy(sourceX: try reader.readUInt16("\(field).sourceX"), sourceY: try reader.readUInt16("\(field).sourceY"))
         default:
-            throw reader.invalid("\(field).encoding", "is \(encoding); known encodings are 1 jpeg, 2 solid, 3 raw")
+            throw reader.invalid("\(field).encoding", "is \(encoding); known encodings are 1 jpeg, 2 solid, 3 raw, 4 lossless, 5 copy")
         }
     }
 
@@ -84,7 +106,12 @@ public struct FrameRect: Sendable, Equatable {
             return "has an empty JPEG"
         case .raw(let pixels) where pixels.count != rawByteCount:
             return "has \(pixels.count) raw bytes, but \(width)x\(height) needs \(rawByteCount)"
-        case .jpeg, .solid, .raw:
+        case .lossless(let data) where data.isEmpty:
+            return "has an empty lossless chunk"
+        case .copy(let sourceX, let sourceY)
+            where UInt32(sourceX) + UInt32(width) > screenWidth || UInt32(sourceY) + UInt32(height) > screenHeight:
+            return "copies from \(width)x\(height) at \(sourceX),\(sourceY), beyond the \(screenWidth)x\(screenHeight) screen"
+        case .jpeg, .solid, .raw, .lossless, .copy:
             return nil
         }
     }

@@ -18,8 +18,8 @@ public struct FrameUpdate: Sendable, Equatable {
     public var screenHeight: UInt32
     /// JPEG quality used, 1…100, or 0 when no rect in this update is lossy.
     public var quality: UInt8
-    /// At most 65535 rects (u16 count), each within the screen, together covering at most the
-    /// screen's area.
+    /// At most 65535 rects (u16 count), each within the screen, applied in order. The drawn rects
+    /// together cover at most the screen's area, and so do the copy rects.
     public var rects: [FrameRect]
 
     public init(
@@ -74,16 +74,26 @@ public struct FrameUpdate: Sendable, Equatable {
         if let problem = ScreenSize.problem(width: screenWidth, height: screenHeight) { return problem }
         if quality > 100 { return "quality is \(quality), must be 0…100" }
         if rects.count > Int(UInt16.max) { return "has \(rects.count) rects, at most 65535 fit the count field" }
-        var covered = 0
+        // Pixels drawn and pixels copied are capped separately, each at the screen's area: a
+        // scroll copies most of the screen and then draws the strip it exposed.
+        var drawn = 0, copied = 0
         for (index, rect) in rects.enumerated() {
             if let problem = rect.problem(screenWidth: screenWidth, screenHeight: screenHeight) {
                 return "rects[\(index)] \(problem)"
             }
-            covered += Int(rect.width) * Int(rect.height)
+            if rect.content.isCopy {
+                copied += Int(rect.width) * Int(rect.height)
+            } else {
+                drawn += Int(rect.width) * Int(rect.height)
+            }
         }
-        // Rects lie on the screen, so this sum is at most 65535 × maxScreenPixels: no overflow.
-        if covered > Int(screenWidth) * Int(screenHeight) {
-            return "rects cover \(covered) pixels, more than the \(screenWidth)x\(screenHeight) screen has"
+        // Rects lie on the screen, so these sums are at most 65535 × maxScreenPixels: no overflow.
+        let screen = Int(screenWidth) * Int(screenHeight)
+        if drawn > screen {
+            return "rects cover \(drawn) pixels, more than the \(screenWidth)x\(screenHeight) screen has"
+        }
+        if copied > screen {
+            return "copy rects move \(copied) pixels, more than the \(screenWidth)x\(screenHeight) screen has"
         }
         return nil
     }

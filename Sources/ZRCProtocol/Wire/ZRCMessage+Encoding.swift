@@ -61,9 +61,9 @@ extension ZRCMessage {
         case .frameUpdate(let update):
             update.rects.reduce(64) { total, rect in
                 switch rect.content {
-                case .jpeg(let data): total + 13 + data.count
+                case .jpeg(let data), .lossless(let data): total + 13 + data.count
                 case .raw(let pixels): total + 13 + pixels.count
-                case .solid: total + 13
+                case .solid, .copy: total + 13
                 }
             }
         case .cursorShape(let shape): 32 + shape.rgba.count
