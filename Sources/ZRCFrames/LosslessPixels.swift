@@ -8,7 +8,10 @@
 ///   one index per pixel, 1 bit for 2 colours, 2 bits for up to 4, 4 for up to 16, else 8; most
 ///   significant bits first; each row starts on a byte boundary. An index beyond the palette is an
 ///   error.
-/// - true colour: every pixel as B, G, R bytes, row by row.
+/// - true colour: three planes, blue, then green, then red, each `height` rows of `width` bytes;
+///   every byte after the first row is sent as its difference (mod 256) from the byte above it.
+///   Colour planes of photographs and gradients change slowly, so the differences are small and
+///   repeat: zstd packs them to about a third of interleaved pixels.
 ///
 /// A payload must be consumed exactly: a short or long one is an error.
 public enum LosslessPixels {
@@ -20,9 +23,12 @@ public enum LosslessPixels {
         max(1 + width * height * 3, 2 + maximumPaletteSize * 3 + width * height)
     }
 
-    /// A palette payload for `rect`, or nil when it holds more than `maximumPaletteSize` colours.
+    /// A palette payload for `rect`, or nil when it holds more than `maximumPaletteSize` colours or
+    /// too many for its size (`paletteWorthwhile`).
     public static func palettePayload(_ image: PixelBuffer, rect: PixelRect) -> [UInt8]? {
-        guard let (palette, indices) = ColourIndexer.index(image, rect: rect, limit: maximumPaletteSize) else { return nil }
+        guard let (palette, indices) = ColourIndexer.index(image, rect: rect, limit: maximumPaletteSize),
+              paletteWorthwhile(colours: palette.count, pixels: rect.area)
+        else { return nil }
         let bits = bitsPerIndex(colours: palette.count)
         let rowBytes = (rect.width * bits + 7) / 8
         var payload = [UInt8]()
@@ -57,18 +63,20 @@ public enum LosslessPixels {
 
     /// A true-colour payload for `rect`.
     public static func trueColourPayload(_ image: PixelBuffer, rect: PixelRect) -> [UInt8] {
-        var payload = [UInt8](repeating: 1, count: 1 + rect.area * 3)
+        let area = rect.area
+        var payload = [UInt8](repeating: 1, count: 1 + area * 3)
         payload.withUnsafeMutableBytes { out in
             image.bytes.withUnsafeBytes { pixels in
-                var target = 1
-                for row in rect.y..<rect.maxY {
-                    var source = row * image.bytesPerRow + rect.x * 4
-                    for _ in 0..<rect.width {
-                        out[target] = pixels[source]
-                        out[target + 1] = pixels[source + 1]
-                        out[target + 2] = pixels[source + 2]
-                        target += 3
-                        source += 4
+                for channel in 0..<3 {
+                    let plane = 1 + channel * area
+                    for row in 0..<rect.height {
+                        let source = (rect.y + row) * image.bytesPerRow + rect.x * 4 + channel
+                        let above = source - image.bytesPerRow
+                        let target = plane + row * rect.width
+                        for column in 0..<rect.width {
+                            let value = pixels[source + column * 4]
+                            out[target + column] = row == 0 ? value : value &- pixels[above + column * 4]
+                        }
                     }
                 }
             }
@@ -76,9 +84,17 @@ public enum LosslessPixels {
         return payload
     }
 
-    /// The palette payload when the area has few colours, else true colour.
+    /// The palette payload when the area has few colours for its size, else true colour.
     public static func payload(_ image: PixelBuffer, rect: PixelRect) -> [UInt8] {
         palettePayload(image, rect: rect) ?? trueColourPayload(image, rect: rect)
+    }
+
+    /// Whether `colours` colours on `pixels` pixels are worth a palette: up to 16 always (indices
+    /// of 4 bits or less), beyond that when each colour covers 8 pixels on average — a small area
+    /// of a photograph has nearly one colour per pixel, and its palette would cost more than the
+    /// pixels (the true-colour planes compress better).
+    static func paletteWorthwhile(colours: Int, pixels: Int) -> Bool {
+        colours <= 16 || colours * 8 <= pixels
     }
 
     /// Draws a payload into `rect` of `image` (which must lie inside it).
@@ -138,24 +154,27 @@ public enum LosslessPixels {
     }
 
     private static func decodeTrueColour(_ payload: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws(FrameError) {
-        let expected = 1 + rect.area * 3
+        let area = rect.area
+        let expected = 1 + area * 3
         guard payload.count == expected else {
             throw FrameError("a \(rect.width)x\(rect.height) true-colour rect needs \(expected) bytes, it has \(payload.count)")
         }
         let stride = image.bytesPerRow
         payload.withUnsafeBytes { input in
             image.bytes.withUnsafeMutableBytes { raw in
-                var source = 1
-                for row in rect.y..<rect.maxY {
-                    var target = row * stride + rect.x * 4
-                    for _ in 0..<rect.width {
-                        raw[target] = input[source]
-                        raw[target + 1] = input[source + 1]
-                        raw[target + 2] = input[source + 2]
-                        raw[target + 3] = 0
-                        source += 3
-                        target += 4
+                for channel in 0..<3 {
+                    let plane = 1 + channel * area
+                    for row in 0..<rect.height {
+                        let target = (rect.y + row) * stride + rect.x * 4 + channel
+                        let source = plane + row * rect.width
+                        for column in 0..<rect.width {
+                            let delta = input[source + column]
+                            raw[target + column * 4] = row == 0 ? delta : delta &+ raw[target - stride + column * 4]
+                        }
                     }
+                }
+                for row in rect.y..<rect.maxY {
+                    for column in rect.x..<rect.maxX { raw[row * stride + column * 4 + 3] = 0 }
                 }
             }
         }

@@ -60,7 +60,7 @@ public struct UpdatePlanner: Sendable {
     }
 
     /// One textured area in the best encoding the controller takes: lossless when it has few
-    /// colours (or JPEG is unavailable), JPEG otherwise, raw as the last resort.
+    /// colours, is small, or JPEG is unavailable; JPEG otherwise; raw as the last resort.
     public func encode(_ rect: PixelRect, of current: PixelBuffer, quality: Int, fullChroma: Bool, encodings: Capabilities,
                        encoder: inout some RegionEncoder) throws -> FrameRect {
         // Narrowed to its changed pixels, a textured tile may turn out to be one colour.
@@ -71,7 +71,8 @@ public struct UpdatePlanner: Sendable {
             if let palette = LosslessPixels.palettePayload(current, rect: rect) {
                 return Self.frameRect(rect, .lossless(try encoder.compressLossless(palette)))
             }
-            if !encodings.contains(.jpegRects) {
+            // A JPEG's headers and tables alone take about 600 bytes: a small area is smaller exact.
+            if !encodings.contains(.jpegRects) || rect.area <= Self.smallAreaPixels {
                 return Self.frameRect(rect, .lossless(try encoder.compressLossless(LosslessPixels.trueColourPayload(current, rect: rect))))
             }
         }
@@ -80,6 +81,9 @@ public struct UpdatePlanner: Sendable {
         }
         return Self.frameRect(rect, .raw(bgrx: current.crop(rect)))
     }
+
+    /// Areas up to this many pixels (32×32) go lossless even when they hold many colours.
+    public static let smallAreaPixels = 1024
 
     static func frameRect(_ rect: PixelRect, _ content: FrameRect.Content) -> FrameRect {
         FrameRect(x: UInt16(rect.x), y: UInt16(rect.y), width: UInt16(rect.width), height: UInt16(rect.height), content: content)
