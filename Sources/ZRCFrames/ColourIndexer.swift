@@ -11,13 +11,14 @@ enum ColourIndexer {
         var keys = [UInt32](repeating: 0, count: slots)
         var values = [UInt8](repeating: 0, count: slots)
         var palette: [UInt32] = []
-        var indices = [UInt8](repeating: 0, count: rect.area)
+        // Reserved, not filled: a photograph is given up on after a few hundred pixels, and
+        // zeroing a screenful of indices first would cost more than that.
+        var indices: [UInt8] = []
+        indices.reserveCapacity(rect.area)
         var tooMany = false
         image.bytes.withUnsafeBytes { raw in
-            indices.withUnsafeMutableBufferPointer { out in
                 var previous: UInt32 = 0xFFFF_FFFF
                 var previousIndex: UInt8 = 0
-                var target = 0
                 rows: for row in rect.y..<rect.maxY {
                     let start = row * image.bytesPerRow + rect.x * 4
                     for column in 0..<rect.width {
@@ -38,11 +39,9 @@ enum ColourIndexer {
                             previous = colour
                             previousIndex = values[slot]
                         }
-                        out[target] = previousIndex
-                        target += 1
+                        indices.append(previousIndex)
                     }
                 }
-            }
         }
         return tooMany ? nil : (palette, indices)
     }

@@ -88,19 +88,26 @@ public struct FrameStream: Sendable {
         }
         captureWanted = false
         let started = clock()
-        let changed = planner.changedTiles(previous: sent, current: screen, hints: hints)
+        var changed = planner.changedTiles(previous: sent, current: screen, hints: hints)
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
-        let rects = try planner.rects(changed: changed, previous: sent, current: screen, quality: configuration.motionQuality,
-                                      fullChroma: false, encodings: configuration.encodings, encoder: &encoder)
+        let copies = applyMoves(within: changed, screen: screen)
+        if !copies.isEmpty {
+            // What the moves did not bring up to date; only tiles that had changed can still differ.
+            changed = planner.changedTiles(previous: sent, current: screen, hints: changed.mergedRects())
+        }
+        let rects = try copies + planner.rects(changed: changed, previous: sent, current: screen, quality: configuration.motionQuality,
+                                               fullChroma: false, encodings: configuration.encodings, encoder: &encoder)
         rememberLossy(rects, screen: screen)
-        // Only the changed tiles are copied: `sent` stays this stream's own storage, so the
-        // source can keep updating its framebuffer in place instead of copying the whole screen.
+        // Only the changed tiles are copied: `sent` stays this stream's own storage, never shared
+        // with the source's framebuffer, so the source keeps updating it in place without a
+        // copy-on-write of the whole screen.
         if sent.width == screen.width && sent.height == screen.height {
             for rect in changed.mergedRects() { sent.copy(rect, from: screen) }
         } else {
-            sent = screen
+            sent = PixelBuffer(width: screen.width, height: screen.height)
+            sent.copy(screen.bounds, from: screen)
         }
         let encodeDone = clock()
         lastStages.encodeMicros = encodeDone &- detected
@@ -168,6 +175,30 @@ public struct FrameStream: Sendable {
         lastStages.encodeMicros = encodeDone &- detected
         return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
                           quality: configuration.refineQuality)
+    }
+
+    /// Content that moved (a scroll) goes as copy rects, applied to `sent` as the controller will
+    /// apply them; tiles sent lossily move with their pixels, so they are still refined.
+    /// Worth looking only for a change of some height, when the controller takes copy rects.
+    private mutating func applyMoves(within changed: TileMask, screen: PixelBuffer) -> [FrameRect] {
+        guard configuration.encodings.contains(.copyRects), sent.width == screen.width, sent.height == screen.height,
+              let area = changed.bounds, area.height >= 2 * ScrollDetector.minimumRunRows
+        else { return [] }
+        let moves = ScrollDetector.moves(previous: sent, current: screen, within: area)
+        var copies: [FrameRect] = []
+        for move in moves {
+            sent.move(move.source, to: move.destination)
+            if var mask = lossy {
+                let moved = mask.tiles.map { mask.grid.rect(of: $0).intersection(move.source) }.filter { !$0.isEmpty }.map {
+                    PixelRect(x: $0.x + move.destination.x - move.source.x, y: $0.y + move.destination.y - move.source.y,
+                              width: $0.width, height: $0.height)
+                }
+                mask.insert(covering: moved)
+                lossy = mask
+            }
+            copies.append(UpdatePlanner.frameRect(move.destination, .copy(sourceX: UInt16(move.source.x), sourceY: UInt16(move.source.y))))
+        }
+        return copies
     }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {

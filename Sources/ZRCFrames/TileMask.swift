@@ -25,6 +25,11 @@ public struct TileMask: Sendable, Equatable {
         bits.indices.filter { bits[$0] }.map { TileGrid.Tile(column: $0 % grid.columns, row: $0 / grid.columns) }
     }
 
+    /// The smallest rectangle (clipped to the screen) holding every set tile; nil when none is set.
+    public var bounds: PixelRect? {
+        tiles.reduce(nil) { (result: PixelRect?, tile) in result.map { $0.union(grid.rect(of: tile)) } ?? grid.rect(of: tile) }
+    }
+
     /// Every tile of the grid.
     public static func all(_ grid: TileGrid) -> TileMask {
         var mask = TileMask(grid: grid)

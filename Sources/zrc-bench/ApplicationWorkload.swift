@@ -5,9 +5,10 @@ import Foundation
 /// by whole lines, a window dragged across the screen). The paint child starts the application
 /// on the benchmark's display and drives it with xdotool until it is stopped.
 enum ApplicationWorkload {
-    /// An xterm of 120×40 at the top left, running `command`.
-    static func xterm(_ command: String, display: String) throws -> Process {
-        try launch(["xterm", "-geometry", "120x40+0+0", "-u8", "-e", "sh", "-c", command], display: display)
+    /// An xterm of 120×40 at the top left (or filling the screen), running `command`.
+    static func xterm(_ command: String, display: String, fullScreen: Bool = false) throws -> Process {
+        try launch(["xterm"] + (fullScreen ? ["-maximized"] : ["-geometry", "120x40+0+0"]) + ["-u8", "-e", "sh", "-c", command],
+                   display: display)
     }
 
     /// Starts `arguments` (found on PATH) on `display` in a UTF-8 locale.

@@ -21,7 +21,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
         case .typing: "typing-sized changes (3 glyphs per update, 30/s)"
         case .motion: "full-screen motion (the whole picture scrolls)"
         case .xtermTyping: "xterm: typing into cat (xdotool, 30 characters/s)"
-        case .xtermScrolling: "xterm: text scrolling (50 lines/s)"
+        case .xtermScrolling: "full-screen xterm: text scrolling (50 lines/s)"
         case .windowMove: "a window moved with xdotool windowmove (30 moves/s)"
         }
     }
@@ -89,7 +89,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
         case .xtermScrolling:
             try ApplicationWorkload.xterm(
                 "i=0; while :; do i=$((i+1)); echo \"line $i: the quick brown fox jumps over the lazy dog 0123456789\"; sleep 0.02; done",
-                display: display)
+                display: display, fullScreen: true)
         case .staticScreen, .typing, .motion, .xtermTyping, .windowMove:
             // The terminal echoes every typed character, as when typing at a prompt.
             try ApplicationWorkload.xterm("cat >/dev/null", display: display)

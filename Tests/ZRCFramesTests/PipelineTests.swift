@@ -95,7 +95,8 @@ struct RawCodec: RegionEncoder, RegionDecoder {
                 #expect(rects.allSatisfy { encodings.contains(Self.capability(of: $0.content)) })
                 try compositor.apply(update(rects, width: width, height: height, id: UInt64(step)), decoder: &codec)
                 controllerView = compositor.framebuffer
-                #expect(controllerView == hostScreen)
+                let exact = controllerView == hostScreen
+                #expect(exact, "step \(step): the controller's picture differs from the host's")
             }
         }
     }
