@@ -47,6 +47,18 @@ import ZRCFrames
         #expect(payload.count == 2 + colours * 3 + (61 * bits + 7) / 8 * 64)
     }
 
+    /// The example in Schemas/wire-protocol.md, byte for byte.
+    @Test func theSpecExampleDecodes() throws {
+        var image = PixelBuffer(width: 2, height: 1)
+        image.setPixel(x: 1, y: 0, rgb: 0xFFFFFF)
+        let payload: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0x40]
+        #expect(LosslessPixels.palettePayload(image, rect: image.bounds) == payload)
+        var decoded = PixelBuffer(width: 2, height: 1)
+        decoded.fill(decoded.bounds, rgb: 0x123456)
+        try LosslessPixels.decode(payload, into: &decoded, rect: decoded.bounds)
+        #expect(decoded == image)
+    }
+
     @Test func moreThan256ColoursHaveNoPalette() {
         let image = ChangeDetectionTests.pattern(width: 64, height: 64)
         #expect(LosslessPixels.palettePayload(image, rect: image.bounds) == nil)
