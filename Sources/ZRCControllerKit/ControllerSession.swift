@@ -31,6 +31,13 @@ public struct ComposedFrame: Sendable {
     /// JPEG quality of the newest update: moderate during motion, 92 once still areas were
     /// refined as JPEG, 0 when the update held no JPEG at all (lossless: solid or raw rects).
     public let quality: Int
+    /// Which part of the host's screen `pixels` shows, at what size; nil: the whole screen at
+    /// full resolution (no `pictureRequest` was made, or the host does not scale).
+    public let mapping: PictureMapping?
+
+    /// The host's screen size (what pointer coordinates refer to).
+    public var screenWidth: Int { mapping.map { Int($0.screenWidth) } ?? pixels.width }
+    public var screenHeight: Int { mapping.map { Int($0.screenHeight) } ?? pixels.height }
 }
 
 /// An established, authenticated connection to a host, seen from the controller.
@@ -54,6 +61,20 @@ public actor ControllerSession {
     /// Which rect encodings the host has used so far (as capability bits).
     public private(set) var encodingsReceived: Capabilities = []
     private var decoder: (any RegionDecoder)?
+    /// What the host announced in its hello (nil until it arrives).
+    public private(set) var hostCapabilities: Capabilities?
+    /// The picture last asked for, sent again if the host's hello comes after the request.
+    private var wantedPicture: PictureRequest?
+    private var sentPicture: PictureRequest?
+
+    /// Asks the host for pictures of at most this size and region (a host that cannot scale keeps
+    /// sending the whole screen; `ComposedFrame.mapping` says what arrived). Repeats are not sent.
+    public func requestPicture(_ request: PictureRequest) async {
+        wantedPicture = request
+        guard let hostCapabilities, hostCapabilities.contains(.scaledPictures), request != sentPicture else { return }
+        sentPicture = request
+        try? await send(.pictureRequest(request))
+    }
 
     init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?) {
         self.decoder = decoder
@@ -92,6 +113,12 @@ public actor ControllerSession {
             cursor.y = y
             cursor.visible = visible
             return
+        case .pictureMapping(let mapping):
+            compositor.adopt(mapping)
+            return
+        case .hello(_, let capabilities, _):
+            hostCapabilities = capabilities
+            if let wantedPicture { await requestPicture(wantedPicture) }
         default:
             break
         }
@@ -147,7 +174,8 @@ public actor ControllerSession {
         return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
                              captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send,
                              receivedMicros: lastReceipt.received, decodedMicros: lastReceipt.decoded, dirty: compositor.lastDirty,
-                             changedSince: compositor.changes(since: version), quality: compositor.lastQuality)
+                             changedSince: compositor.changes(since: version), quality: compositor.lastQuality,
+                             mapping: compositor.mapping)
     }
 
     func finished(_ end: ConnectionEnd) {

@@ -14,6 +14,11 @@ public struct FrameCompositor: Sendable {
     public private(set) var lastDirty: [PixelRect] = []
     /// JPEG quality of the last update (0: it held no JPEG, so it was lossless).
     public private(set) var lastQuality = 0
+    /// How the framebuffer maps to the host's screen: the region it shows and at what size.
+    /// nil: the framebuffer is the whole screen at full resolution.
+    public private(set) var mapping: PictureMapping?
+    /// A mapping announced for the updates that follow it.
+    private var announcedMapping: PictureMapping?
     /// Where each recent update drew, newest last, so a viewer that skipped versions (latest wins)
     /// still redraws only what changed since the version it shows.
     private var history: [(version: UInt64, dirty: [PixelRect])] = []
@@ -30,8 +35,22 @@ public struct FrameCompositor: Sendable {
         return history.filter { $0.version > version }.flatMap(\.dirty)
     }
 
+    /// The host's `pictureMapping`: the updates after it show that region at that size.
+    public mutating func adopt(_ mapping: PictureMapping) {
+        announcedMapping = mapping.isIdentity ? nil : mapping
+    }
+
     public mutating func apply(_ update: FrameUpdate, decoder: inout some RegionDecoder) throws(FrameError) {
         let width = Int(update.screenWidth), height = Int(update.screenHeight)
+        // An update of another size than the announced picture is the whole screen again.
+        if let announced = announcedMapping, Int(announced.pictureWidth) != width || Int(announced.pictureHeight) != height {
+            announcedMapping = nil
+        }
+        if mapping != announcedMapping {
+            mapping = announcedMapping
+            // The same pixels now mean another part of the screen: every viewer redraws it all.
+            history = []
+        }
         if framebuffer.width != width || framebuffer.height != height {
             // A new screen size: start from black; the host sends the whole screen after a resize.
             framebuffer = PixelBuffer(width: width, height: height)

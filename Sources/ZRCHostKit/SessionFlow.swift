@@ -27,7 +27,7 @@ struct SessionFlow: Sendable {
     /// text input when it accepts input.
     var hostCapabilities: Capabilities {
         guard let sharing = server.configuration.sharing else { return [] }
-        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .cursorShape]
+        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .cursorShape, .scaledPictures]
         return sharing.input == nil ? screen : screen.union(.textInput)
     }
 
@@ -148,9 +148,11 @@ struct SessionFlow: Sendable {
                 logger.warning("input not injected: \(error)")
                 await notify(.untypeable, "the host could not inject that input: \(error)")
             }
+        case .pictureRequest(let request):
+            await runtime.requestPicture(request)
         case .pong, .stats, .error:
             break
-        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition:
+        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping:
             await notify(.unsupported, "this host does not handle \(message.type) messages")
         }
     }
@@ -206,6 +208,8 @@ private actor SessionRuntime {
     }
 
     func acknowledge(_ frameID: UInt64) async { await streamer?.acknowledge(frameID) }
+
+    func requestPicture(_ request: PictureRequest) async { await streamer?.requestPicture(request) }
 
     /// Cancels the streamer and the hello deadline and waits for the streamer, so nothing
     /// captures for the session after it ended.

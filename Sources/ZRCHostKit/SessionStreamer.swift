@@ -20,6 +20,14 @@ actor SessionStreamer {
     private var pointerMovedMicros: UInt64 = 0
     /// Whether both sides announced `cursorShape`: the pointer travels as shape and position.
     private let sendsCursor: Bool
+    /// Whether both sides announced `scaledPictures`: the controller's `pictureRequest` is honoured.
+    private let scalesPictures: Bool
+    /// What the controller last asked to see; nil: the whole screen at full resolution.
+    private var pictureRequest: PictureRequest?
+    /// The mapping last announced to the controller (nil: none yet, the controller assumes the
+    /// whole screen at full resolution) and the scaler making its pictures (nil: no scaling).
+    private var announcedMapping: PictureMapping?
+    private var scaler: PictureScaler?
 
     /// `capabilities`: what both sides announced; its rect encodings must include a picture encoding.
     init(viewer: ScreenViewer, sharing: ScreenSharing, capabilities: Capabilities, connection: SecureConnection, logger: Logger) throws {
@@ -28,6 +36,7 @@ actor SessionStreamer {
         self.connection = connection
         self.logger = logger
         sendsCursor = capabilities.contains(.cursorShape)
+        scalesPictures = capabilities.contains(.scaledPictures)
         var configuration = sharing.stream
         configuration.encodings = capabilities.intersection(Capabilities.rectEncodings)
         stream = FrameStream(configuration: configuration)
@@ -99,6 +108,31 @@ actor SessionStreamer {
         stream.refinementDueMicros.map { WireClock.monotonicMicros() >= $0 } ?? false
     }
 
+    /// The controller shows a picture of this size and region from now on.
+    func requestPicture(_ request: PictureRequest) {
+        guard scalesPictures, request != pictureRequest else { return }
+        pictureRequest = request
+        changeOwed = true
+        wakeAcknowledgementWaiter()
+    }
+
+    /// The capture as the controller asked to see it: scaled (and announced first, whenever the
+    /// mapping changes) or, without a request, as it is.
+    private func picture(of capture: ScreenCapture) async throws -> (pixels: PixelBuffer, hints: [PixelRect]?) {
+        guard let request = pictureRequest else { return (capture.pixels, capture.hints) }
+        let mapping = PictureMapping.fitting(request, screenWidth: capture.pixels.width, screenHeight: capture.pixels.height)
+        if mapping != announcedMapping {
+            try await connection.send(.pictureMapping(mapping))
+            announcedMapping = mapping
+            scaler = mapping.isIdentity ? nil : PictureScaler(mapping: mapping)
+        }
+        guard var scaling = scaler else { return (capture.pixels, capture.hints) }
+        scaler = nil  // the picture's storage stays uniquely referenced while it is redrawn
+        let hints = scaling.update(from: capture.pixels, hints: capture.hints)
+        scaler = scaling
+        return (scaling.picture, hints)
+    }
+
     func acknowledge(_ frameID: UInt64) {
         stream.acknowledge(frameID)
         defer { wakeAcknowledgementWaiter() }
@@ -130,12 +164,13 @@ actor SessionStreamer {
         changeOwed = false
         let started = WireClock.monotonicMicros()
         let capture = try await sharing.source.capture(for: viewer)
+        let picture = try await picture(of: capture)
         let captured = WireClock.monotonicMicros()
         var isRefinement = false
-        var update = try stream.offer(capture.pixels, hints: capture.hints, captureMicros: capture.captureMicros,
+        var update = try stream.offer(picture.pixels, hints: picture.hints, captureMicros: capture.captureMicros,
                                       clock: WireClock.monotonicMicros, encoder: &encoder)
         if update == nil {
-            update = try stream.refine(capture.pixels, captureMicros: capture.captureMicros, clock: WireClock.monotonicMicros,
+            update = try stream.refine(picture.pixels, captureMicros: capture.captureMicros, clock: WireClock.monotonicMicros,
                                        encoder: &encoder)
             isRefinement = update != nil
         }

@@ -1,3 +1,5 @@
+public import ZRCProtocol
+
 /// Where the remote screen sits in the terminal's drawing area, and how a point on one maps to
 /// the other: aspect-preserving fit (letterbox bars on one axis), zoom, and pan. Pure arithmetic,
 /// so the viewer's pointer mapping can be checked exhaustively.
@@ -66,6 +68,18 @@ public struct Viewport: Sendable, Equatable {
     private static func clamp(_ value: Double, to size: Int) -> Int {
         guard value.isFinite else { return 0 }
         return min(max(Int(value.rounded(.down)), 0), size - 1)
+    }
+
+    /// What to ask the host for: the visible region (rounded outwards to whole pixels) at the size
+    /// the image takes in the drawing area (rounded up), so nothing is sent that is not shown.
+    public var pictureRequest: PictureRequest {
+        let x0 = max(0, Int(originX.rounded(.down))), y0 = max(0, Int(originY.rounded(.down)))
+        let x1 = min(remoteWidth, Int((originX + visibleWidth).rounded(.up))), y1 = min(remoteHeight, Int((originY + visibleHeight).rounded(.up)))
+        let image = imageRect
+        let limit = Double(UInt16.max)
+        return PictureRequest(maxWidth: UInt16(max(1, min(limit, image.width.rounded(.up)))), maxHeight: UInt16(max(1, min(limit, image.height.rounded(.up)))),
+                              regionX: UInt16(clamping: x0), regionY: UInt16(clamping: y0),
+                              regionWidth: UInt16(clamping: max(1, x1 - x0)), regionHeight: UInt16(clamping: max(1, y1 - y0)))
     }
 
     /// Zooms by `factor` (clamped to 1…`maximumZoom`) keeping the remote point under local point

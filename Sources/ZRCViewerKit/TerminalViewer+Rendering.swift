@@ -41,15 +41,19 @@ extension TerminalViewer {
             if let frame, frame.version != shownVersion {
                 shownVersion = frame.version
                 status.quality = frame.quality
-                if frame.pixels.width != mapper.viewport.remoteWidth || frame.pixels.height != mapper.viewport.remoteHeight {
-                    mapper.viewport.resizeRemote(width: frame.pixels.width, height: frame.pixels.height)
+                if frame.screenWidth != mapper.viewport.remoteWidth || frame.screenHeight != mapper.viewport.remoteHeight {
+                    mapper.viewport.resizeRemote(width: frame.screenWidth, height: frame.screenHeight)
                     status.zoom = 1
                 }
+            }
+            // The host sends what is shown: the visible region, at the image's size in the terminal.
+            if !configuration.fullResolution, frame != nil {
+                await session.requestPicture(mapper.viewport.pictureRequest)
             }
             let pointer = cursor.shape.flatMap { cursor.visible ? ViewerPicture.Pointer(shape: $0, x: cursor.x, y: cursor.y) : nil }
             let full = needsFullRedraw
             let changed = picture.update(frame: frame?.pixels, changedRemote: frame?.changedSince ?? [], pointer: pointer,
-                                         viewport: mapper.viewport, full: full)
+                                         viewport: mapper.viewport, mapping: frame?.mapping, full: full)
             if let image = picture.image, area == self.area {
                 if full { needsFullRedraw = false }
                 if changed.map({ !$0.isEmpty }) ?? true {

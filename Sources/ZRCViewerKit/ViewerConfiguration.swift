@@ -16,9 +16,13 @@ public struct ViewerConfiguration: Sendable {
     /// Ask kitty-protocol terminals to read pixels from shared memory (only a terminal on this
     /// machine can; the probe checks that it does).
     public var sharedMemory: Bool
+    /// Receive every pixel of the screen instead of the picture the terminal shows (the host
+    /// otherwise scales to the terminal's size and sends only the zoomed region).
+    public var fullResolution: Bool
 
     public init(hostName: String, viewOnly: Bool = false, renderer: RendererKind? = nil, maximumFramesPerSecond: Int = 60,
-                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true) {
+                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false) {
+        self.fullResolution = fullResolution
         self.hostName = hostName
         self.viewOnly = viewOnly
         self.renderer = renderer

@@ -31,6 +31,9 @@ struct ViewCommand: AsyncParsableCommand {
     @Option(help: "Frames drawn per second, at most (1…240).")
     var maxFPS = 60
 
+    @Flag(help: "Receive every pixel of the remote screen. By default the host sends the picture at the size the terminal shows it (and only the zoomed region), which saves bandwidth on slow links.")
+    var fullResolution = false
+
     func validate() throws {
         guard (1...240).contains(maxFPS) else { throw ValidationError("--max-fps must be between 1 and 240") }
     }
@@ -43,7 +46,8 @@ struct ViewCommand: AsyncParsableCommand {
             _ = try await context.knownHost(named: name)
             let name = self.name
             let viewer = TerminalViewer(
-                configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS),
+                configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS,
+                                                   fullResolution: fullResolution),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
                 makeRenderer: Self.makeRenderer, logger: context.logger)
             let exit = await viewer.run()

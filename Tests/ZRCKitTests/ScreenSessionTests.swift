@@ -27,6 +27,44 @@ import ZRCProtocol
         return nil
     }
 
+    /// Waits (generously) for a frame showing `expected` through `mapping`.
+    func waitForPicture(_ session: ControllerSession, _ expected: PixelBuffer, mapping: PictureMapping?) async -> ComposedFrame? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(15)
+        while clock.now < deadline {
+            if let frame = await session.pollFrame(), frame.mapping == mapping, frame.pixels == expected { return frame }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// The controller asks for the picture it shows; the host sends that, scaled and then only
+    /// what changes in it, and full resolution again when asked.
+    @Test func aRequestedPictureArrivesScaledAndFollowsChanges() async throws {
+        let screen = FakeScreen(width: 320, height: 200)
+        let (harness, controller) = try await start(screen: screen)
+        try await harness.stoppingAfter {
+            let session = try await controller.connect(to: "desk")
+            _ = try #require(await waitForFrame(session, matching: screen.pixels))
+            let request = PictureRequest(maxWidth: 100, maxHeight: 100, regionX: 20, regionY: 10, regionWidth: 200, regionHeight: 150)
+            await session.requestPicture(request)
+            let mapping = PictureMapping.fitting(request, screenWidth: 320, screenHeight: 200)
+            #expect((mapping.pictureWidth, mapping.pictureHeight) == (100, 75))
+            var scaler = PictureScaler(mapping: mapping)
+            _ = scaler.update(from: screen.pixels, hints: nil)
+            let scaled = try #require(await waitForPicture(session, scaler.picture, mapping: mapping), "the scaled region arrives")
+            #expect((scaled.screenWidth, scaled.screenHeight) == (320, 200), "pointer coordinates stay in screen pixels")
+
+            screen.draw { $0.fill(PixelRect(x: 100, y: 100, width: 30, height: 30), rgb: 0x00FF00) }
+            _ = scaler.update(from: screen.pixels, hints: nil)
+            let changed = try #require(await waitForPicture(session, scaler.picture, mapping: mapping), "a change arrives scaled")
+            #expect(changed.dirty.allSatisfy { $0.width <= 20 && $0.height <= 20 }, "only the changed picture area: \(changed.dirty)")
+
+            await session.requestPicture(.fullResolution)
+            _ = try #require(await waitForPicture(session, screen.pixels, mapping: nil), "full resolution again")
+        }
+    }
+
     @Test func theControllerComposesTheHostScreenAndOnlyChangesFollow() async throws {
         let screen = FakeScreen(width: 320, height: 200)
         let (harness, controller) = try await start(screen: screen)

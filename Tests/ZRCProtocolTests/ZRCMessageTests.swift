@@ -42,6 +42,11 @@ import ZRCTestSupport
             quality: 0, rects: [FrameRect(x: 1, y: 2, width: 3, height: 4, content: .solid(pixel: 0x00FF_8000))])),
          [0x11] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, 4]
             + [0, 0, 0x02, 0x80, 0, 0, 0x01, 0xE0, 0, 0, 1] + [0, 1, 0, 2, 0, 3, 0, 4, 2, 0x00, 0xFF, 0x80, 0x00]),
+        (.pictureRequest(PictureRequest(maxWidth: 1280, maxHeight: 720, regionX: 1, regionY: 2, regionWidth: 3, regionHeight: 4)),
+         [0x15, 0x05, 0x00, 0x02, 0xD0, 0, 1, 0, 2, 0, 3, 0, 4]),
+        (.pictureMapping(PictureMapping(screenWidth: 1920, screenHeight: 1080, regionX: 0, regionY: 0, regionWidth: 1920, regionHeight: 1080,
+                                        pictureWidth: 1280, pictureHeight: 720)),
+         [0x16, 0, 0, 0x07, 0x80, 0, 0, 0x04, 0x38, 0, 0, 0, 0, 0x07, 0x80, 0x04, 0x38, 0x05, 0x00, 0x02, 0xD0]),
         // A scroll: the whole screen less its top row copied up one row, then the new bottom row.
         (.frameUpdate(FrameUpdate(
             frameID: 1, captureMicros: 2, encodeDoneMicros: 3, sendMicros: 4, screenWidth: 640, screenHeight: 480,

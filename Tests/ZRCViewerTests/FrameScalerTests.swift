@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 import ZRCFrames
+import ZRCProtocol
 import ZRCTestSupport
 import ZRCViewer
 
@@ -41,6 +42,56 @@ import ZRCViewer
                 }
             }
         }
+    }
+
+    /// A picture of exactly the visible region at full resolution (what the host sends for a
+    /// zoomed view it need not shrink) shows exactly what the whole screen would. (Shrinking, a
+    /// local pixel at the image's edge also averages screen pixels just outside the visible
+    /// region, which a picture of the region does not have.)
+    @Test func aMappedRegionShowsWhatTheWholeScreenWould() async {
+        await propertyCheck(count: 200, input: Self.viewports, Gen.uint64()) { viewport, seed in
+            guard viewport.scale >= 1 else { return }
+            let screen = Self.noise(width: viewport.remoteWidth, height: viewport.remoteHeight, seed: seed)
+            let request = viewport.pictureRequest
+            let mapping = PictureMapping.fitting(PictureRequest(maxWidth: 0, maxHeight: 0, regionX: request.regionX, regionY: request.regionY,
+                                                                regionWidth: request.regionWidth, regionHeight: request.regionHeight),
+                                                 screenWidth: screen.width, screenHeight: screen.height)
+            var scaler = PictureScaler(mapping: mapping)
+            _ = scaler.update(from: screen, hints: nil)
+            var whole = FrameScaler(viewport: viewport)
+            whole.drawAll(from: screen)
+            var mapped = FrameScaler(viewport: viewport, mapping: mapping)
+            mapped.drawAll(from: scaler.picture)
+            let same = whole.output == mapped.output
+            #expect(same, "viewport \(viewport), mapping \(mapping)")
+        }
+    }
+
+    /// A picture the host shrank to the image's size looks like the screen shrunk here: every
+    /// colour within a few levels.
+    @Test func aPictureScaledByTheHostLooksLikeOneScaledHere() {
+        var screen = PixelBuffer(width: 400, height: 300)
+        for y in 0..<300 { for x in 0..<400 { screen.setPixel(x: x, y: y, rgb: UInt32(x * 255 / 400) << 16 | UInt32(y * 255 / 300) << 8 | 0x40) } }
+        let viewport = Viewport(remoteWidth: 400, remoteHeight: 300, areaWidth: 160, areaHeight: 120)
+        let mapping = PictureMapping.fitting(viewport.pictureRequest, screenWidth: 400, screenHeight: 300)
+        #expect((mapping.pictureWidth, mapping.pictureHeight) == (160, 120))
+        var scaler = PictureScaler(mapping: mapping)
+        _ = scaler.update(from: screen, hints: nil)
+        var whole = FrameScaler(viewport: viewport)
+        whole.drawAll(from: screen)
+        var mapped = FrameScaler(viewport: viewport, mapping: mapping)
+        mapped.drawAll(from: scaler.picture)
+        var worst: UInt32 = 0
+        for y in 0..<120 {
+            for x in 0..<160 {
+                let a = whole.output.pixel(x: x, y: y), b = mapped.output.pixel(x: x, y: y)
+                for shift: UInt32 in [0, 8, 16] {
+                    let (ca, cb) = (a >> shift & 0xFF, b >> shift & 0xFF)
+                    worst = max(worst, ca > cb ? ca - cb : cb - ca)
+                }
+            }
+        }
+        #expect(worst <= 3, "largest channel difference \(worst)")
     }
 
     @Test func shrinkingAveragesAndKeepsFlatColoursExact() {

@@ -19,6 +19,10 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// Sends or draws copy rectangles: an area moved within the screen (scrolling, moved windows).
     public static let copyRects = Capabilities(rawValue: 1 << 6)
 
+    /// Controller: sends `pictureRequest` and follows `pictureMapping`. Host: scales to the
+    /// requested picture.
+    public static let scaledPictures = Capabilities(rawValue: 1 << 7)
+
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects]
     /// The encodings that can carry any picture on their own (a stream needs at least one).

@@ -14,6 +14,8 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case frameAck = 0x12
     case cursorShape = 0x13
     case cursorPosition = 0x14
+    case pictureRequest = 0x15
+    case pictureMapping = 0x16
     case input = 0x20
     case stats = 0x30
 }

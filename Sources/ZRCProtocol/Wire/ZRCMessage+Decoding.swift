@@ -54,6 +54,10 @@ extension ZRCMessage {
             return .cursorPosition(
                 x: try reader.readInt32("x"), y: try reader.readInt32("y"),
                 visible: try reader.readBool("visible"), shapeID: try reader.readUInt32("shapeID"))
+        case .pictureRequest:
+            return .pictureRequest(try PictureRequest(from: &reader))
+        case .pictureMapping:
+            return .pictureMapping(try PictureMapping(from: &reader))
         case .input:
             return .input(try InputEvent(from: &reader))
         case .stats:

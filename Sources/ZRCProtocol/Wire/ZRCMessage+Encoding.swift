@@ -44,6 +44,10 @@ extension ZRCMessage {
             writer.write(y)
             writer.write(visible)
             writer.write(shapeID)
+        case .pictureRequest(let request):
+            request.write(to: &writer)
+        case .pictureMapping(let mapping):
+            mapping.write(to: &writer)
         case .input(let event):
             event.write(to: &writer)
         case .stats(let rttMicros, let updatesPerSecondMilli, let bytesPerSecond, let quality):
@@ -68,7 +72,7 @@ extension ZRCMessage {
             }
         case .cursorShape(let shape): 32 + shape.rgba.count
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
-            .cursorPosition, .input, .stats:
+            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats:
             64
         }
     }

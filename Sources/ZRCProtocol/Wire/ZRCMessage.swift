@@ -24,6 +24,10 @@ public enum ZRCMessage: Sendable, Equatable {
     case cursorShape(CursorShape)
     /// Host → controller: pointer position in screen pixels and which shape to draw.
     case cursorPosition(x: Int32, y: Int32, visible: Bool, shapeID: UInt32)
+    /// Controller → host: the size and region of the picture it shows (`scaledPictures`).
+    case pictureRequest(PictureRequest)
+    /// Host → controller: how the following frame updates map to the screen (`scaledPictures`).
+    case pictureMapping(PictureMapping)
     /// Controller → host.
     case input(InputEvent)
     /// Either side: measurements for display and adaptation. `updatesPerSecondMilli` is frames per
@@ -43,6 +47,8 @@ public enum ZRCMessage: Sendable, Equatable {
         case .frameAck: .frameAck
         case .cursorShape: .cursorShape
         case .cursorPosition: .cursorPosition
+        case .pictureRequest: .pictureRequest
+        case .pictureMapping: .pictureMapping
         case .input: .input
         case .stats: .stats
         }
@@ -56,6 +62,8 @@ public enum ZRCMessage: Sendable, Equatable {
             case .frameUpdate(let update): update.problem()
             case .cursorShape(let shape): shape.problem()
             case .input(let event): event.problem()
+            case .pictureRequest(let request): request.problem()
+            case .pictureMapping(let mapping): mapping.problem()
             case .stats(_, _, _, let quality) where quality > 100: "quality is \(quality), must be 0…100"
             case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats:
                 nil

@@ -37,15 +37,19 @@ public struct ViewerPicture: Sendable {
     ///   - frame: the newest remote frame, nil before the first; `changedRemote` says where it
     ///     differs from the one of the previous update.
     ///   - pointer: the remote pointer, nil when hidden or unknown.
-    ///   - viewport: must describe the frame's size.
+    ///   - mapping: which part of the screen the frame shows at what size; nil: all of it, unscaled.
+    ///   - viewport: must describe the screen's size (the mapping's, or the frame's without one).
     ///   - full: redraw everything (the terminal was cleared).
     /// - Returns: the local rectangles that changed, nil when everything did; empty when nothing did
     ///   or there is no frame yet.
     public mutating func update(frame: PixelBuffer?, changedRemote: [PixelRect], pointer newPointer: Pointer?, viewport: Viewport,
-                                full: Bool) -> [PixelRect]? {
-        guard let frame, frame.width == viewport.remoteWidth, frame.height == viewport.remoteHeight else { return [] }
-        let rebuild = scaler?.viewport != viewport
-        if rebuild { scaler = FrameScaler(viewport: viewport) }
+                                mapping: PictureMapping? = nil, full: Bool) -> [PixelRect]? {
+        guard let frame else { return [] }
+        let screen = mapping.map { (Int($0.screenWidth), Int($0.screenHeight)) } ?? (frame.width, frame.height)
+        let picture = mapping.map { (Int($0.pictureWidth), Int($0.pictureHeight)) } ?? (frame.width, frame.height)
+        guard screen == (viewport.remoteWidth, viewport.remoteHeight), picture == (frame.width, frame.height) else { return [] }
+        let rebuild = scaler?.viewport != viewport || scaler?.mapping != mapping
+        if rebuild { scaler = FrameScaler(viewport: viewport, mapping: mapping) }
         guard var scaler else { return [] }
         defer { self.scaler = scaler }
 
@@ -55,7 +59,7 @@ public struct ViewerPicture: Sendable {
             pointerRect = drawPointer(into: &scaler)
             return nil
         }
-        var changed = changedRemote.compactMap { scaler.localRect(covering: $0) }
+        var changed = changedRemote.compactMap { scaler.localRect(covering: scaler.screenRect(ofPicture: $0)) }
         guard !changed.isEmpty || newPointer != pointer else { return [] }
         // The old pointer is always painted over first, so the new one is never blended twice.
         if let old = pointerRect { changed.append(old) }

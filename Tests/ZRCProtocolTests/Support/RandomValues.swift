@@ -57,9 +57,13 @@ enum RandomValues {
         let width = UInt16.random(in: 1...maxWidth, using: &rng)
         let height = UInt16.random(in: 1...maxHeight, using: &rng)
         let content: FrameRect.Content
-        switch Int.random(in: 0..<3, using: &rng) {
+        switch Int.random(in: 0..<5, using: &rng) {
         case 0: content = .jpeg(bytes(in: 1...300, &rng))
         case 1: content = .solid(pixel: int(&rng, as: UInt32.self))
+        case 2: content = .lossless(bytes(in: 1...300, &rng))
+        case 3:
+            content = .copy(sourceX: UInt16.random(in: 0...UInt16(screenWidth - UInt32(width)), using: &rng),
+                            sourceY: UInt16.random(in: 0...UInt16(screenHeight - UInt32(height)), using: &rng))
         default: content = .raw(bgrx: bytes(Int(width) * Int(height) * 4, &rng))
         }
         return FrameRect(x: x, y: y, width: width, height: height, content: content)
@@ -70,17 +74,27 @@ enum RandomValues {
         let screenHeight = UInt32.random(in: 1...3000, using: &rng)
         // Rects together cover at most the screen's area (a rule of the protocol).
         var rects: [FrameRect] = []
-        var covered = 0
+        var drawn = 0, copied = 0
         for _ in 0..<Int.random(in: 0...5, using: &rng) {
             let rect = frameRect(screenWidth: screenWidth, screenHeight: screenHeight, &rng)
-            covered += Int(rect.width) * Int(rect.height)
-            guard covered <= Int(screenWidth) * Int(screenHeight) else { break }
+            if rect.content.isCopy { copied += Int(rect.width) * Int(rect.height) } else { drawn += Int(rect.width) * Int(rect.height) }
+            guard max(drawn, copied) <= Int(screenWidth) * Int(screenHeight) else { break }
             rects.append(rect)
         }
         return FrameUpdate(
             frameID: int(&rng), captureMicros: int(&rng), encodeDoneMicros: int(&rng), sendMicros: int(&rng),
             screenWidth: screenWidth, screenHeight: screenHeight, quality: UInt8.random(in: 0...100, using: &rng),
             rects: rects)
+    }
+
+    static func pictureMapping(_ rng: inout some RandomNumberGenerator) -> PictureMapping {
+        let width = UInt32.random(in: 1...4000, using: &rng), height = UInt32.random(in: 1...3000, using: &rng)
+        let regionWidth = UInt16.random(in: 1...UInt16(width), using: &rng), regionHeight = UInt16.random(in: 1...UInt16(height), using: &rng)
+        return PictureMapping(screenWidth: width, screenHeight: height,
+                              regionX: UInt16.random(in: 0...UInt16(width) - regionWidth, using: &rng),
+                              regionY: UInt16.random(in: 0...UInt16(height) - regionHeight, using: &rng),
+                              regionWidth: regionWidth, regionHeight: regionHeight,
+                              pictureWidth: UInt16.random(in: 1...regionWidth, using: &rng), pictureHeight: UInt16.random(in: 1...regionHeight, using: &rng))
     }
 
     static func cursorShape(_ rng: inout some RandomNumberGenerator) -> CursorShape {
@@ -121,6 +135,14 @@ enum RandomValues {
         case .frameAck: .frameAck(frameID: int(&rng), receivedMicros: int(&rng), decodedMicros: int(&rng))
         case .cursorShape: .cursorShape(cursorShape(&rng))
         case .cursorPosition: .cursorPosition(x: int(&rng), y: int(&rng), visible: Bool.random(using: &rng), shapeID: int(&rng))
+        case .pictureRequest:
+            Bool.random(using: &rng)
+                ? .pictureRequest(.fullResolution)
+                : .pictureRequest(PictureRequest(maxWidth: UInt16.random(in: 1...4000, using: &rng), maxHeight: UInt16.random(in: 1...3000, using: &rng),
+                                                 regionX: int(&rng), regionY: int(&rng), regionWidth: UInt16.random(in: 1...9000, using: &rng),
+                                                 regionHeight: UInt16.random(in: 1...9000, using: &rng)))
+        case .pictureMapping:
+            .pictureMapping(pictureMapping(&rng))
         case .input: .input(inputEvent(&rng))
         case .stats:
             .stats(
