@@ -9,6 +9,8 @@ public struct PictureScaler: Sendable {
     /// Per picture column (row): the first screen column (row) of its box and how many.
     private let columns: [Span]
     private let rows: [Span]
+    /// 2^32 / n, rounded, for the pixel counts boxes have (a multiply instead of a divide).
+    private let reciprocals: [UInt64]
     private var drawn = false
 
     struct Span: Sendable {
@@ -21,6 +23,12 @@ public struct PictureScaler: Sendable {
         picture = PixelBuffer(width: Int(mapping.pictureWidth), height: Int(mapping.pictureHeight))
         columns = Self.spans(picture: Int(mapping.pictureWidth), region: Int(mapping.regionWidth), offset: Int(mapping.regionX))
         rows = Self.spans(picture: Int(mapping.pictureHeight), region: Int(mapping.regionHeight), offset: Int(mapping.regionY))
+        // Boxes beyond a few thousand pixels (a tiny picture of a large screen) divide instead.
+        let widest: Int = columns.map(\.count).max() ?? 1
+        let tallest: Int = rows.map(\.count).max() ?? 1
+        reciprocals = (0...min(4096, widest * tallest)).map { (count: Int) -> UInt64 in
+            count == 0 ? 0 : ((1 << 32) + UInt64(count / 2)) / UInt64(count)
+        }
     }
 
     static func spans(picture: Int, region: Int, offset: Int) -> [Span] {
@@ -59,7 +67,7 @@ public struct PictureScaler: Sendable {
     }
 
     private mutating func draw(_ area: PixelRect, from screen: PixelBuffer) {
-        let columns = columns, rows = rows
+        let columns = columns, rows = rows, reciprocals = reciprocals
         let sourceStride = screen.bytesPerRow, targetStride = picture.bytesPerRow
         screen.bytes.withUnsafeBytes { source in
             picture.bytes.withUnsafeMutableBytes { target in
@@ -67,22 +75,35 @@ public struct PictureScaler: Sendable {
                     let row = rows[y]
                     for x in area.x..<area.maxX {
                         let column = columns[x]
-                        var blue = 0, green = 0, red = 0
+                        let out = y * targetStride + x * 4
+                        if row.count == 1 && column.count == 1 {
+                            let pixel = source.loadUnaligned(fromByteOffset: row.start * sourceStride + column.start * 4, as: UInt32.self)
+                            target.storeBytes(of: pixel & UInt32(0x00FF_FFFF).littleEndian, toByteOffset: out, as: UInt32.self)
+                            continue
+                        }
+                        var blue: UInt64 = 0, green: UInt64 = 0, red: UInt64 = 0
                         for sy in row.start..<(row.start + row.count) {
                             var offset = sy * sourceStride + column.start * 4
                             for _ in 0..<column.count {
-                                blue += Int(source[offset])
-                                green += Int(source[offset + 1])
-                                red += Int(source[offset + 2])
+                                let pixel = UInt64(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                                blue &+= pixel & 0xFF
+                                green &+= pixel >> 8 & 0xFF
+                                red &+= pixel >> 16 & 0xFF
                                 offset += 4
                             }
                         }
-                        let count = row.count * column.count, half = count / 2
-                        let out = y * targetStride + x * 4
-                        target[out] = UInt8((blue + half) / count)
-                        target[out + 1] = UInt8((green + half) / count)
-                        target[out + 2] = UInt8((red + half) / count)
-                        target[out + 3] = 0
+                        let count = row.count * column.count
+                        let mean: UInt32
+                        if count < reciprocals.count {
+                            // sum ≤ 255 × count, so sum × 2^32 / count stays below 2^40: no overflow.
+                            let scale = reciprocals[count]
+                            mean = UInt32((red &* scale &+ 1 << 31) >> 32) << 16 | UInt32((green &* scale &+ 1 << 31) >> 32) << 8
+                                | UInt32((blue &* scale &+ 1 << 31) >> 32)
+                        } else {
+                            let half = UInt64(count / 2), n = UInt64(count)
+                            mean = UInt32((red + half) / n) << 16 | UInt32((green + half) / n) << 8 | UInt32((blue + half) / n)
+                        }
+                        target.storeBytes(of: mean.littleEndian, toByteOffset: out, as: UInt32.self)
                     }
                 }
             }

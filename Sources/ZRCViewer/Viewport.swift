@@ -70,11 +70,13 @@ public struct Viewport: Sendable, Equatable {
         return min(max(Int(value.rounded(.down)), 0), size - 1)
     }
 
-    /// What to ask the host for: the visible region (rounded outwards to whole pixels) at the size
+    /// What to ask the host for: the visible region (rounded outwards to whole pixels, plus one
+    /// pixel of margin for the image's edge pixels, which reach a little beyond it) at the size
     /// the image takes in the drawing area (rounded up), so nothing is sent that is not shown.
     public var pictureRequest: PictureRequest {
-        let x0 = max(0, Int(originX.rounded(.down))), y0 = max(0, Int(originY.rounded(.down)))
-        let x1 = min(remoteWidth, Int((originX + visibleWidth).rounded(.up))), y1 = min(remoteHeight, Int((originY + visibleHeight).rounded(.up)))
+        let x0 = max(0, Int(originX.rounded(.down)) - 1), y0 = max(0, Int(originY.rounded(.down)) - 1)
+        let x1 = min(remoteWidth, Int((originX + visibleWidth).rounded(.up)) + 1)
+        let y1 = min(remoteHeight, Int((originY + visibleHeight).rounded(.up)) + 1)
         let image = imageRect
         let limit = Double(UInt16.max)
         return PictureRequest(maxWidth: UInt16(max(1, min(limit, image.width.rounded(.up)))), maxHeight: UInt16(max(1, min(limit, image.height.rounded(.up)))),

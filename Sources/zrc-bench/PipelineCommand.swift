@@ -26,6 +26,7 @@ struct PipelineCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var screen: BenchScreenOptions
+    @OptionGroup var view: TerminalViewOptions
 
     @Option(help: "Seconds measured per workload (after the warm-up).")
     var seconds = 5
@@ -64,15 +65,18 @@ struct PipelineCommand: AsyncParsableCommand {
     private func measure(host: BenchHost, source: X11ScreenSource, log: MeasurementLog, displayName: String,
                          directory: URL) async throws {
 
+        let (width, height) = await source.size
+        let request = try view.pictureRequest(screenWidth: width, screenHeight: height)
         let sink = try BenchChild("the controller (sink)", executable: BenchChild.selfExecutable,
-                                  arguments: ["sink", "--directory", directory.path])
+                                  arguments: ["sink", "--directory", directory.path]
+                                      + (request.map { ["--picture", "\($0.maxWidth)x\($0.maxHeight)"] } ?? []))
         defer { sink.stop() }
         sink.send(line: try await host.invite())
         try await log.waitForFirstUpdate(timeout: .seconds(20))
 
-        let (width, height) = await source.size
         print("zrc-bench pipeline: display \(displayName) \(width)x\(height), capture via \(await source.captureMethod), "
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(seconds) s per workload after \(warmUp) s warm-up")
+        print("controller: \(view.describe(request))")
         for workload in workloads {
             let painter = try BenchChild("the test client", executable: BenchChild.selfExecutable,
                                          arguments: ["paint", "--display", displayName, "--workload", workload.rawValue])

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ZRCCommandSupport
 import ZRCControllerKit
+import ZRCProtocol
 import ZRCSodium
 
 /// The benchmark's controller: pairs with the invite read from stdin, opens a session, and
@@ -15,6 +16,9 @@ struct SinkCommand: AsyncParsableCommand {
     @Option(help: "Directory for this controller's known-hosts file.")
     var directory: String
 
+    @Option(help: "Ask the host for pictures of at most WIDTHxHEIGHT (default: every pixel).")
+    var picture: String?
+
     func run() async throws {
         guard let invite = readLine(strippingNewline: true), !invite.isEmpty else {
             throw ValidationError("the sink reads an invite on stdin")
@@ -26,6 +30,11 @@ struct SinkCommand: AsyncParsableCommand {
                                                  logger: logger)
         _ = try await controller.pair(inviteText: invite, name: "bench")
         let session = try await controller.connect(to: "bench")
+        if let picture {
+            let sides = picture.split(separator: "x").compactMap { UInt16($0) }
+            guard sides.count == 2, sides.allSatisfy({ $0 > 0 }) else { throw ValidationError("--picture must look like 1280x720") }
+            await session.requestPicture(PictureRequest(maxWidth: sides[0], maxHeight: sides[1]))
+        }
         // Unbuffered: `latency --viewers` waits for this line.
         FileHandle.standardOutput.write(Data("connected\n".utf8))
         // Stdin closing (the benchmark ending or dying) ends the sink.

@@ -30,8 +30,24 @@ import ZRCProtocol
         return picture
     }
 
+    /// The largest difference of any colour channel between two pictures of one size.
+    static func largestDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> UInt32 {
+        var worst: UInt32 = 0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let (p, q) = (a.pixel(x: x, y: y), b.pixel(x: x, y: y))
+                for shift: UInt32 in [0, 8, 16] {
+                    let (c, d) = (p >> shift & 0xFF, q >> shift & 0xFF)
+                    worst = max(worst, c > d ? c - d : d - c)
+                }
+            }
+        }
+        return worst
+    }
+
     /// Whatever the request and however the screen changes, the picture kept up to date through
-    /// hints equals the box filter of the current screen.
+    /// hints equals the box filter of the current screen (each channel the rounded mean, ±1 for
+    /// the reciprocal multiply that stands in for a division).
     @Test func thePictureIsTheBoxFilteredRegion() async {
         await propertyCheck(count: 100, input: Gen.int(in: 1...120), Gen.int(in: 1...90), Gen.int(in: 0...Int(UInt32.max))) { width, height, seed in
             var random = Xorshift(seed: UInt64(seed) | 1)
@@ -52,8 +68,7 @@ import ZRCProtocol
                 let change = PixelRect(x: x, y: y, width: 1 + Int(random.next() % UInt64(width - x)), height: 1 + Int(random.next() % UInt64(height - y)))
                 screen.fill(change, rgb: UInt32(random.next() & 0xFFFFFF))
                 _ = scaler.update(from: screen, hints: [change])
-                let exact = scaler.picture == Self.reference(screen, mapping)
-                #expect(exact, "mapping \(mapping)")
+                #expect(Self.largestDifference(scaler.picture, Self.reference(screen, mapping)) <= 1, "mapping \(mapping)")
             }
         }
     }
