@@ -61,6 +61,8 @@ public actor ControllerSession {
     /// Which rect encodings the host has used so far (as capability bits).
     public private(set) var encodingsReceived: Capabilities = []
     private var decoder: (any RegionDecoder)?
+    /// The path as the host's pacing last measured it (nil until the host reports it).
+    public private(set) var linkStats: LinkStats?
     /// What the host announced in its hello (nil until it arrives).
     public private(set) var hostCapabilities: Capabilities?
     /// The picture last asked for, sent again if the host's hello comes after the request.
@@ -115,6 +117,9 @@ public actor ControllerSession {
             return
         case .pictureMapping(let mapping):
             compositor.adopt(mapping)
+            return
+        case .linkStats(let stats):
+            linkStats = stats
             return
         case .hello(_, let capabilities, _):
             hostCapabilities = capabilities

@@ -79,9 +79,15 @@ public struct SessionSummary: Codable, Sendable, Equatable {
     public var updatesPerSecond: Double
     public var bytesPerSecond: Double
     public var roundTripMilliseconds: Double?
+    /// The path as the host's pacing measures it: delivery rate (bytes/s) and how long frames wait
+    /// in queues (ms); nil until frames have shown them.
+    public var deliveryRate: Double?
+    public var queueMilliseconds: Double?
 
     public init(id: UInt64, controllerName: String, since: Date, viewOnly: Bool, updatesPerSecond: Double, bytesPerSecond: Double,
-                roundTripMilliseconds: Double?) {
+                roundTripMilliseconds: Double?, deliveryRate: Double? = nil, queueMilliseconds: Double? = nil) {
+        self.deliveryRate = deliveryRate
+        self.queueMilliseconds = queueMilliseconds
         self.id = id
         self.controllerName = controllerName
         self.since = since

@@ -39,11 +39,14 @@ extension HostServer {
             for entry in sessions.all.sorted(by: { $0.id < $1.id }) {
                 let seconds = max(Date().timeIntervalSince(entry.since), 0.001)
                 let rtt = await entry.connection.roundTripMicros
+                let link = entry.link.stats
                 summaries.append(SessionSummary(
                     id: entry.id, controllerName: entry.controllerName, since: entry.since, viewOnly: entry.viewOnly,
                     updatesPerSecond: Double(await entry.connection.sentFrameUpdates) / seconds,
                     bytesPerSecond: Double(await entry.connection.sentBytes) / seconds,
-                    roundTripMilliseconds: rtt.map { Double($0) / 1000 }))
+                    roundTripMilliseconds: rtt.map { Double($0) / 1000 },
+                    deliveryRate: link.flatMap { $0.deliveryRate > 0 ? Double($0.deliveryRate) : nil },
+                    queueMilliseconds: link.map { Double($0.queueMicros) / 1000 }))
             }
             return .sessions(summaries)
         case .endSession(let id):

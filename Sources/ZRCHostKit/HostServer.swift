@@ -151,11 +151,11 @@ public actor HostServer {
     func claimControl(session: UInt64) -> Bool { ledger.claimControl(session: session) }
 
     /// Registers a live session; false when its key was revoked since admission.
-    func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection,
+    func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection, link: SessionLink,
                   viewOnly: Bool) -> Bool {
         guard !revokedKeys.contains(controllerKey) else { return false }
-        sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, since: Date(),
-                           viewOnly: viewOnly))
+        sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, link: link,
+                           since: Date(), viewOnly: viewOnly))
         return true
     }
 

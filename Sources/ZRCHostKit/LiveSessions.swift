@@ -9,6 +9,8 @@ struct LiveSessions {
         let controllerKey: NoisePublicKey
         let controllerName: String
         let connection: SecureConnection
+        /// The path as the session's streamer measures it (nothing for sessions without a screen).
+        let link: SessionLink
         let since: Date
         let viewOnly: Bool
     }

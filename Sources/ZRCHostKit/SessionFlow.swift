@@ -27,7 +27,7 @@ struct SessionFlow: Sendable {
     /// text input when it accepts input.
     var hostCapabilities: Capabilities {
         guard let sharing = server.configuration.sharing else { return [] }
-        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .cursorShape, .scaledPictures]
+        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .cursorShape, .scaledPictures, .linkStats]
         return sharing.input == nil ? screen : screen.union(.textInput)
     }
 
@@ -87,8 +87,9 @@ struct SessionFlow: Sendable {
                 }
             }
         }
+        let link = SessionLink()
         guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
-                                    connection: connection, viewOnly: await runtime.viewOnly)
+                                    connection: connection, link: link, viewOnly: await runtime.viewOnly)
         else {
             await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
             return
@@ -111,7 +112,7 @@ struct SessionFlow: Sendable {
         }
         do {
             await runtime.start(try SessionStreamer(viewer: ScreenViewer(id: sessionID), sharing: sharing, capabilities: shared,
-                                                    connection: connection, logger: logger))
+                                                    connection: connection, link: link, logger: logger))
         } catch {
             logger.error("cannot stream the screen: \(error)")
             await connection.close(reason: .internalError, text: "the host cannot encode its screen")
@@ -152,7 +153,7 @@ struct SessionFlow: Sendable {
             await runtime.requestPicture(request)
         case .pong, .stats, .error:
             break
-        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping:
+        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats:
             await notify(.unsupported, "this host does not handle \(message.type) messages")
         }
     }

@@ -13,7 +13,17 @@ actor SessionStreamer {
     private var encoder: any RegionEncoder
     private var quality = QualityController()
     private var sentAt: [UInt64: UInt64] = [:]
-    private var notBeforeMicros: UInt64 = 0
+    /// The path's delivery rate and round trip, and when a frame may leave (see `FramePacer`).
+    private var pacer = FramePacer()
+    /// The newest keepalive or probe round trip already given to the pacer.
+    private var roundTripSeen: UInt64?
+    private var nextProbeID: UInt64 = 1 << 62
+    private var lastProbeMicros: UInt64 = 0
+    private var lastLinkStatsMicros: UInt64 = 0
+    /// Whether both sides announced `linkStats`.
+    private let sendsLinkStats: Bool
+    /// The path as last measured, for `zrc-host sessions`.
+    private let link: SessionLink
     private var sentShapeID: UInt32?
     private var sentPosition: (x: Int32, y: Int32, visible: Bool)?
     private let viewer: ScreenViewer
@@ -30,7 +40,10 @@ actor SessionStreamer {
     private var scaler: PictureScaler?
 
     /// `capabilities`: what both sides announced; its rect encodings must include a picture encoding.
-    init(viewer: ScreenViewer, sharing: ScreenSharing, capabilities: Capabilities, connection: SecureConnection, logger: Logger) throws {
+    init(viewer: ScreenViewer, sharing: ScreenSharing, capabilities: Capabilities, connection: SecureConnection, link: SessionLink,
+         logger: Logger) throws {
+        self.link = link
+        sendsLinkStats = capabilities.contains(.linkStats)
         self.viewer = viewer
         self.sharing = sharing
         self.connection = connection
@@ -82,7 +95,7 @@ actor SessionStreamer {
     /// Waiting on the screen then would return at once, again and again: a controller that
     /// stopped acknowledging made the host spin a core.
     private var awaitingAcknowledgement: Bool {
-        !stream.canSend || (refinementDue && !stream.inFlight.isEmpty)
+        !stream.canSend || !pacer.maySend || (refinementDue && !stream.inFlight.isEmpty)
     }
 
     private func waitForAcknowledgement(timeout: Duration) async {
@@ -140,14 +153,41 @@ actor SessionStreamer {
         // An acknowledgement covers the older frames it overtook.
         sentAt = sentAt.filter { $0.key > frameID }
         let now = WireClock.monotonicMicros()
-        quality.frameAcknowledged(afterMicros: now &- sent)
+        pacer.acknowledged(frameID: frameID, now: now)
+        // Quality follows what a frame costs beyond the path's own delay: its transfer and any
+        // queueing, not the distance (a far but fast path keeps its quality).
+        let elapsed = now &- sent
+        quality.frameAcknowledged(afterMicros: pacer.minimumRoundTripMicros.map { elapsed > $0 ? elapsed - $0 : 0 } ?? elapsed)
         stream.configuration.motionQuality = quality.quality
-        notBeforeMicros = now + quality.pacingMicros
+    }
+
+    /// Feeds the pacer the newest ping round trip, and measures a fresh one (a ping while nothing
+    /// is in flight) when frames have hidden the path's bare delay for a while.
+    private func probeRoundTrip() async throws {
+        let now = WireClock.monotonicMicros()
+        if let roundTrip = await connection.roundTripMicros, roundTrip != roundTripSeen {
+            roundTripSeen = roundTrip
+            pacer.observeRoundTrip(micros: roundTrip, now: now)
+        }
+        guard stream.inFlight.isEmpty, pacer.wantsRoundTripProbe(now: now), now &- lastProbeMicros > 1_000_000 else { return }
+        lastProbeMicros = now
+        nextProbeID &+= 1
+        try await connection.send(.ping(id: nextProbeID, sentAtMicros: now))
+    }
+
+    /// About once a second: the path as measured, to the controller and to `zrc-host sessions`.
+    private func reportLink() async throws {
+        let now = WireClock.monotonicMicros()
+        guard now &- lastLinkStatsMicros >= 1_000_000 else { return }
+        lastLinkStatsMicros = now
+        let stats = LinkStats(deliveryRate: UInt64(pacer.deliveryRate ?? 0), roundTripMicros: pacer.minimumRoundTripMicros ?? 0,
+                              queueMicros: UInt64(pacer.queueMicros), inFlightBytes: UInt32(clamping: pacer.bytesInFlight))
+        link.update(stats)
+        if sendsLinkStats { try await connection.send(.linkStats(stats)) }
     }
 
     private func waitTime() -> Duration {
         let now = WireClock.monotonicMicros()
-        if notBeforeMicros > now { return .microseconds(Int64(notBeforeMicros - now)) }
         // Pointer motion is not screen damage: look at the cursor often enough to follow it —
         // every frame while it moves, more calmly once it has rested for a while.
         if sentShapeID != nil {
@@ -160,7 +200,8 @@ actor SessionStreamer {
     }
 
     private func stepFrames() async throws {
-        guard stream.canSend, WireClock.monotonicMicros() >= notBeforeMicros else { return }
+        try await probeRoundTrip()
+        guard stream.canSend, pacer.maySend else { return }
         changeOwed = false
         let started = WireClock.monotonicMicros()
         let capture = try await sharing.source.capture(for: viewer)
@@ -177,17 +218,16 @@ actor SessionStreamer {
         guard var update else { return }
         update.sendMicros = WireClock.monotonicMicros()
         sentAt[update.frameID] = update.sendMicros
-        guard let onUpdate = sharing.onUpdate else {
-            try await connection.send(.frameUpdate(update))
-            return
-        }
         let bytesBefore = await connection.sentBytes
         try await connection.send(.frameUpdate(update))
         let queued = WireClock.monotonicMicros()
-        onUpdate(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stream.lastStages.detectMicros,
-                                   encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,
-                                   wireBytes: await connection.sentBytes - bytesBefore, rects: update.rects.count,
-                                   quality: Int(update.quality), isRefinement: isRefinement))
+        let wireBytes = await connection.sentBytes - bytesBefore
+        pacer.sent(frameID: update.frameID, bytes: wireBytes, now: update.sendMicros)
+        try await reportLink()
+        sharing.onUpdate?(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stream.lastStages.detectMicros,
+                                            encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,
+                                            wireBytes: wireBytes, rects: update.rects.count, quality: Int(update.quality),
+                                            isRefinement: isRefinement))
     }
 
     /// The shape goes once per shape, the position whenever it moves; the controller draws the

@@ -21,6 +21,9 @@ public struct ViewerStatus: Sendable, Equatable {
     /// The newest frame's JPEG quality (0: lossless, no JPEG in it).
     public var quality: Int?
     public var zoom: Double = 1
+    /// The path as the host measures it: delivery rate (bytes/s) and queueing (ms); nil until known.
+    public var pathRate: Double?
+    public var queueMillis: Double?
 
     public init(host: String, renderer: String) {
         self.host = host
@@ -35,6 +38,7 @@ public struct ViewerStatus: Sendable, Equatable {
             parts.append(String(format1(framesPerSecond)) + " fps")
             if let inputToFrameMillis { parts.append("input→frame \(Int(inputToFrameMillis.rounded())) ms") }
             parts.append(Self.rate(bytesPerSecond))
+            if let pathRate { parts.append("path \(Self.bits(pathRate)), queue \(Int((queueMillis ?? 0).rounded())) ms") }
             if let quality { parts.append(quality == 0 ? "lossless" : "q\(quality)") }
             if zoom > 1.001 { parts.append("zoom ×\(format1(zoom))") }
         }
@@ -57,6 +61,16 @@ public struct ViewerStatus: Sendable, Equatable {
     private func format1(_ value: Double) -> String {
         let tenths = Int((value * 10).rounded())
         return tenths % 10 == 0 || value >= 10 ? "\(Int(value.rounded()))" : "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// A path's rate as people quote links: in bits.
+    static func bits(_ bytesPerSecond: Double) -> String {
+        let bits = bytesPerSecond * 8
+        switch bits {
+        case ..<1_000_000: return "\(Int((bits / 1000).rounded())) kbit/s"
+        case ..<100_000_000: return "\(Int((bits / 100_000).rounded()) / 10).\(Int((bits / 100_000).rounded()) % 10) Mbit/s"
+        default: return "\(Int((bits / 1_000_000).rounded())) Mbit/s"
+        }
     }
 
     static func rate(_ bytesPerSecond: Double) -> String {

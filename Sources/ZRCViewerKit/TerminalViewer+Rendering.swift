@@ -38,6 +38,10 @@ extension TerminalViewer {
             // The frame is only borrowed for this render (see ViewerPicture).
             let frame = await session.newestFrame(changedSince: shownVersion)
             let cursor = await session.pollCursor()
+            if let link = await session.linkStats, link.deliveryRate > 0 {
+                status.pathRate = Double(link.deliveryRate)
+                status.queueMillis = Double(link.queueMicros) / 1000
+            }
             if let frame, frame.version != shownVersion {
                 shownVersion = frame.version
                 status.quality = frame.quality

@@ -12,7 +12,7 @@ struct SessionsCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Live sessions: controller, since, mode, updates/s, bytes/s, round-trip time (rates averaged over the session).")
+            abstract: "Live sessions: controller, since, mode, updates/s, bytes/s (averaged over the session), round-trip time, and the path rate and queue the host's pacing measures now.")
 
         @OptionGroup var options: HostOptions
 
@@ -26,12 +26,14 @@ struct SessionsCommand: AsyncParsableCommand {
                     Console.line("No live sessions.")
                     return
                 }
-                var rows = [["ID", "CONTROLLER", "SINCE", "MODE", "UPDATES/S", "BYTES/S", "RTT"]]
+                var rows = [["ID", "CONTROLLER", "SINCE", "MODE", "UPDATES/S", "BYTES/S", "RTT", "PATH RATE", "QUEUE"]]
                 for session in sessions {
                     rows.append([String(session.id), session.controllerName, TableText.date(session.since),
                                  session.viewOnly ? "view-only" : "control", String(format: "%.1f", session.updatesPerSecond),
                                  String(format: "%.0f", session.bytesPerSecond),
-                                 session.roundTripMilliseconds.map { String(format: "%.2f ms", $0) } ?? "-"])
+                                 session.roundTripMilliseconds.map { String(format: "%.2f ms", $0) } ?? "-",
+                                 session.deliveryRate.map { String(format: "%.1f Mbit/s", $0 * 8 / 1_000_000) } ?? "-",
+                                 session.queueMilliseconds.map { String(format: "%.0f ms", $0) } ?? "-"])
                 }
                 Console.line(TableText.render(rows))
             }

@@ -24,11 +24,14 @@ import ZRCViewer
         status.inputToFrameMillis = 4.4
         status.bytesPerSecond = 2_345_678
         status.quality = 80
+        status.pathRate = 1_212_500
+        status.queueMillis = 3.4
         let line = status.line(width: width)
         #expect(line.count == width)
         if width >= 200 {
             #expect(line.contains("desk") && line.contains("connected") && line.contains("sixel") && line.contains("60 fps"))
             #expect(line.contains("input→frame 4 ms") && line.contains("2.3 MB/s") && line.contains("q80"))
+            #expect(line.contains("path 9.7 Mbit/s, queue 3 ms"))
         }
     }
 

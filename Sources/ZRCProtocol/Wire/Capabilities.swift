@@ -23,6 +23,9 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// requested picture.
     public static let scaledPictures = Capabilities(rawValue: 1 << 7)
 
+    /// Host: sends `linkStats`. Controller: shows them.
+    public static let linkStats = Capabilities(rawValue: 1 << 8)
+
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects]
     /// The encodings that can carry any picture on their own (a stream needs at least one).

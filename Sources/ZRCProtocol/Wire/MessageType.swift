@@ -18,4 +18,5 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case pictureMapping = 0x16
     case input = 0x20
     case stats = 0x30
+    case linkStats = 0x31
 }

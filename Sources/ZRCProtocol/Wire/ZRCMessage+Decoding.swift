@@ -66,6 +66,8 @@ extension ZRCMessage {
                 updatesPerSecondMilli: try reader.readUInt32("updatesPerSecondMilli"),
                 bytesPerSecond: try reader.readUInt64("bytesPerSecond"),
                 quality: try reader.readUInt8("quality"))
+        case .linkStats:
+            return .linkStats(try LinkStats(from: &reader))
         }
     }
 }

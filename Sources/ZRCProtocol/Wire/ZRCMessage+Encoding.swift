@@ -55,6 +55,8 @@ extension ZRCMessage {
             writer.write(updatesPerSecondMilli)
             writer.write(bytesPerSecond)
             writer.write(quality)
+        case .linkStats(let stats):
+            stats.write(to: &writer)
         }
         return writer.bytes
     }
@@ -72,7 +74,7 @@ extension ZRCMessage {
             }
         case .cursorShape(let shape): 32 + shape.rgba.count
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
-            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats:
+            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats:
             64
         }
     }

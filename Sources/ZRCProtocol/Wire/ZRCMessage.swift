@@ -33,6 +33,8 @@ public enum ZRCMessage: Sendable, Equatable {
     /// Either side: measurements for display and adaptation. `updatesPerSecondMilli` is frames per
     /// second × 1000; `quality` is the current JPEG quality 0…100.
     case stats(rttMicros: UInt64, updatesPerSecondMilli: UInt32, bytesPerSecond: UInt64, quality: UInt8)
+    /// Host → controller: the path as the host's pacing sees it (`linkStats`).
+    case linkStats(LinkStats)
 
     public var type: MessageType {
         switch self {
@@ -51,6 +53,7 @@ public enum ZRCMessage: Sendable, Equatable {
         case .pictureMapping: .pictureMapping
         case .input: .input
         case .stats: .stats
+        case .linkStats: .linkStats
         }
     }
 
@@ -65,7 +68,7 @@ public enum ZRCMessage: Sendable, Equatable {
             case .pictureRequest(let request): request.problem()
             case .pictureMapping(let mapping): mapping.problem()
             case .stats(_, _, _, let quality) where quality > 100: "quality is \(quality), must be 0…100"
-            case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats:
+            case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats, .linkStats:
                 nil
             }
         if let problem { throw WireError(.invalidValue, "\(type) message: \(problem)") }

@@ -148,6 +148,8 @@ enum RandomValues {
             .stats(
                 rttMicros: int(&rng), updatesPerSecondMilli: int(&rng), bytesPerSecond: int(&rng),
                 quality: UInt8.random(in: 0...100, using: &rng))
+        case .linkStats:
+            .linkStats(LinkStats(deliveryRate: int(&rng), roundTripMicros: int(&rng), queueMicros: int(&rng), inFlightBytes: int(&rng)))
         }
     }
 }

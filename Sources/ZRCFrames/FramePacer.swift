@@ -1,0 +1,131 @@
+/// Estimates what the path to the controller really delivers, from frame acknowledgements, and
+/// paces frames to it so no standing queue builds in the socket or the network (sans-IO: every
+/// call takes "now").
+///
+/// - Delivery rate, after BBR: when a frame is sent, the bytes delivered (acknowledged) so far and
+///   the time of that are noted; when it is acknowledged, (bytes delivered since) / (time since)
+///   is one sample. A frame sent alone (nothing else in flight) also gives its size over its
+///   send-to-acknowledgement time less the bare round trip, so stop-and-wait sending does not
+///   read as a slow path. The estimate is the largest recent sample: idle moments only ever
+///   make samples smaller than the path.
+/// - The bare round trip is the smallest recent send-to-acknowledgement time or keepalive ping.
+/// - Pacing: a frame leaves when nothing is in flight, or when what is in flight still fits the
+///   path (rate × round trip) — so at most the frame being transferred waits, never a queue of
+///   frames behind it. What a frame waits beyond the round trip and its own transfer is reported
+///   as queueing.
+public struct FramePacer: Sendable {
+    /// How long a rate sample counts toward the maximum, and a round trip toward the minimum
+    /// (BBR's windows: a few round trips of rate, ten seconds of round trip).
+    public static let rateWindowMicros: UInt64 = 2_000_000
+    public static let roundTripWindowMicros: UInt64 = 10_000_000
+    /// Frames in flight at most, however fast the path.
+    public static let maximumFramesInFlight = 2
+    /// Deliveries smaller than this give no rate sample.
+    public static let minimumSampleBytes = 16 * 1024
+
+    private struct Sent: Sendable {
+        var frameID: UInt64
+        var bytes: Int
+        var sendMicros: UInt64
+        var deliveredAtSend: Int
+        var deliveredMicrosAtSend: UInt64
+        var alone: Bool
+    }
+
+    private var outstanding: [Sent] = []
+    private var delivered = 0
+    private var deliveredMicros: UInt64 = 0
+    private var rateSamples: [(micros: UInt64, value: Double)] = []
+    private var roundTripSamples: [(micros: UInt64, value: UInt64)] = []
+    /// Smoothed queueing delay of recent frames, µs.
+    public private(set) var queueMicros: Double = 0
+
+    public init() {}
+
+    /// Bytes per second the path delivered recently (the windowed maximum); nil before the first
+    /// acknowledgement.
+    public var deliveryRate: Double? { rateSamples.map(\.value).max() }
+
+    /// The path's round trip without queueing (windowed minimum), µs.
+    public var minimumRoundTripMicros: UInt64? { roundTripSamples.map(\.value).min() }
+
+    /// Bytes sent and not yet acknowledged.
+    public var bytesInFlight: Int { outstanding.reduce(0) { $0 + $1.bytes } }
+
+    /// A frame of `bytes` (on the wire) left at `now`.
+    public mutating func sent(frameID: UInt64, bytes: Int, now: UInt64) {
+        // After an idle moment the delivery clock restarts, so idle time is not counted as
+        // transfer time.
+        if outstanding.isEmpty { deliveredMicros = now }
+        outstanding.append(Sent(frameID: frameID, bytes: bytes, sendMicros: now, deliveredAtSend: delivered,
+                                deliveredMicrosAtSend: deliveredMicros, alone: outstanding.isEmpty))
+    }
+
+    /// A round trip measured otherwise (a keepalive ping), µs.
+    public mutating func observeRoundTrip(micros: UInt64, now: UInt64) {
+        record(&roundTripSamples, micros, now: now, window: Self.roundTripWindowMicros)
+    }
+
+    /// The controller acknowledged `frameID` (and every older frame) at `now`.
+    public mutating func acknowledged(frameID: UInt64, now: UInt64) {
+        guard let index = outstanding.firstIndex(where: { $0.frameID == frameID }) else { return }
+        let frame = outstanding[index]
+        delivered += outstanding[...index].reduce(0) { $0 + $1.bytes }
+        outstanding.removeFirst(index + 1)
+        deliveredMicros = now
+        let elapsed = now &- frame.deliveredMicrosAtSend
+        let roundTrip = now &- frame.sendMicros
+        // A few small frames say more about the round trip than about the rate: only deliveries
+        // large enough to fill a fast path for a while count.
+        var sample: Double?
+        if elapsed > 0, delivered - frame.deliveredAtSend >= Self.minimumSampleBytes {
+            sample = Double(delivered - frame.deliveredAtSend) * 1_000_000 / Double(elapsed)
+        }
+        if frame.alone, frame.bytes >= Self.minimumSampleBytes, let bare = minimumRoundTripMicros, roundTrip > bare + 500 {
+            sample = max(sample ?? 0, Double(frame.bytes) * 1_000_000 / Double(roundTrip - bare))
+        }
+        if let sample { record(&rateSamples, sample, now: now, window: Self.rateWindowMicros) }
+        record(&roundTripSamples, roundTrip, now: now, window: Self.roundTripWindowMicros)
+        // Queueing: what this frame took beyond the bare round trip and its own transfer.
+        if let rate = deliveryRate, let minimum = minimumRoundTripMicros {
+            let transfer = Double(frame.bytes) / rate * 1_000_000
+            let waited = max(0, Double(roundTrip) - Double(minimum) - transfer)
+            queueMicros = queueMicros * 0.7 + waited * 0.3
+        }
+    }
+
+    /// The bytes the path holds: rate × bare round trip (nil until both are known).
+    public var pathBytes: Double? {
+        guard let rate = deliveryRate, let roundTrip = minimumRoundTripMicros else { return nil }
+        return rate * Double(roundTrip) / 1_000_000
+    }
+
+    /// Whether the bare round trip should be measured again (a ping while nothing is in flight):
+    /// frames that always queue behind each other never show it, and without it a frame's
+    /// transfer time cannot be told from the path's delay.
+    public func wantsRoundTripProbe(now: UInt64) -> Bool {
+        guard let minimum = roundTripSamples.min(by: { $0.value < $1.value }) else { return true }
+        return now &- minimum.micros > Self.roundTripWindowMicros / 2
+    }
+
+    /// Whether a frame may leave now: nothing in flight, or room left in the path.
+    public var maySend: Bool {
+        if outstanding.isEmpty { return true }
+        guard outstanding.count < Self.maximumFramesInFlight else { return false }
+        guard let pathBytes else { return true }
+        return Double(bytesInFlight) < pathBytes
+    }
+
+    /// How long a frame of `bytes` takes to cross the path at the estimated rate, µs (nil: unknown).
+    public func transferMicros(bytes: Int) -> Double? {
+        deliveryRate.map { Double(bytes) / $0 * 1_000_000 }
+    }
+
+    /// Adds a sample and forgets those older than `window` (the newest always stays). At most a
+    /// few thousand samples fit a window, since each needs a frame or a ping.
+    private func record<T>(_ samples: inout [(micros: UInt64, value: T)], _ value: T, now: UInt64, window: UInt64) {
+        samples.append((now, value))
+        if let stale = samples.firstIndex(where: { now &- $0.micros <= window }), stale > 0 { samples.removeFirst(stale) }
+        if samples.count > 4096 { samples.removeFirst(samples.count - 4096) }
+    }
+}
