@@ -108,13 +108,19 @@ public struct FramePacer: Sendable {
         return now &- minimum.micros > Self.roundTripWindowMicros / 2
     }
 
-    /// Whether a frame may leave now: nothing in flight, or room left in the path.
+    /// Whether a frame may leave now: nothing in flight, room left in the path, or what is in
+    /// flight crosses so fast (a LAN) that a frame behind it waits no longer than the one ahead
+    /// takes to decode — there, overlapping one frame's encoding with the other's decoding is
+    /// worth more than the wait.
     public var maySend: Bool {
         if outstanding.isEmpty { return true }
         guard outstanding.count < Self.maximumFramesInFlight else { return false }
-        guard let pathBytes else { return true }
-        return Double(bytesInFlight) < pathBytes
+        guard let pathBytes, let transfer = transferMicros(bytes: bytesInFlight) else { return true }
+        return Double(bytesInFlight) < pathBytes || transfer <= Self.negligibleWaitMicros
     }
+
+    /// A wait behind a frame in flight that is too short to matter.
+    public static let negligibleWaitMicros = 5_000.0
 
     /// How long a frame of `bytes` takes to cross the path at the estimated rate, µs (nil: unknown).
     public func transferMicros(bytes: Int) -> Double? {
