@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "zrc-host", targets: ["zrc-host"]),
         .executable(name: "zrc-ctl", targets: ["zrc-ctl"]),
         .executable(name: "zrc-bench", targets: ["zrc-bench"]),
+        .executable(name: "zrc-netdelay", targets: ["zrc-netdelay"]),
         .library(name: "ZRCControllerKit", targets: ["ZRCControllerKit"]),
     ],
     dependencies: [
@@ -45,6 +46,7 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
         .target(name: "ZRCProtocol", swiftSettings: strict),
@@ -107,6 +109,10 @@ let package = Package(
                            "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", argumentParser,
                            logging],
             swiftSettings: strict),
+
+        // The network laboratory's delay: holds NFQUEUE packets for a fixed time (the kernel has no
+        // netem). C, since it is a few lines around libnetfilter_queue.
+        .executableTarget(name: "zrc-netdelay", dependencies: ["CNetfilterQueue"], path: "Tools/netdelay"),
 
         // Hostile peers (connection and session floods) for the hostile-peer tests and `zrc-bench flood`.
         .target(name: "ZRCHostKitTesting", dependencies: ["ZRCNetworking", "ZRCProtocol"] + nio, swiftSettings: strict),

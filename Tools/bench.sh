@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-"$(pwd)/Tools/install-deps.sh"
+"$(pwd)/Tools/install-deps.sh" --with-bench
 
 if ! command -v swift >/dev/null 2>&1; then
   if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else

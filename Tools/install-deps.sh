@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
   libsecret-1-dev
   libchafa-dev
   libzstd-dev
+  libnetfilter-queue-dev
 )
 # Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as
 # something to look at and click in the demo), and a keyring for identity keys.
@@ -25,8 +26,19 @@ TEST_PACKAGES=(
   tmux kitty libgl1-mesa-dri python3 python3-jsonschema
 )
 
+# Network laboratory (tests and `zrc-bench links`): namespaces, shaping and NFQUEUE delay need
+# iproute2 and iptables; ping and ethtool check and tune the link. The VNC servers ZRC is compared
+# with (`Tools/bench.sh compare`).
+LAB_PACKAGES=(
+  iproute2 iptables iputils-ping ethtool
+  tigervnc-standalone-server tigervnc-scraping-server x11vnc
+)
+
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
-if [[ "${1:-}" == "--with-test" ]]; then want+=("${TEST_PACKAGES[@]}"); fi
+case "${1:-}" in
+  --with-test) want+=("${TEST_PACKAGES[@]}" "${LAB_PACKAGES[@]}") ;;
+  --with-bench) want+=("${LAB_PACKAGES[@]}") ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

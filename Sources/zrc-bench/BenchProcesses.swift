@@ -32,6 +32,15 @@ final class BenchChild {
     /// This benchmark's own executable, to run its `paint` and `sink` subcommands.
     static var selfExecutable: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
 
+    /// A program built beside this one (`swift build` puts every product in one directory).
+    static func companion(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: selfExecutable).deletingLastPathComponent().appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ValidationError("\(name) is not built beside zrc-bench (\(path)); `swift build -c release` builds it")
+        }
+        return path
+    }
+
     /// Waits for a line on the child's stdout (e.g. "ready").
     func waitForLine(_ expected: String, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout

@@ -1,0 +1,3 @@
+#include <stdint.h>
+#include <linux/netfilter.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
