@@ -25,4 +25,20 @@ extension X11Painter {
             }
         }
     }
+
+    /// The next button press already received, if any, without waiting.
+    public func pollButtonPress() throws(X11Error) -> (x: Int, y: Int, button: Int)? {
+        let raw = connection.handle.raw
+        while let event = xcb_poll_for_event(raw) {
+            defer { free(event) }
+            if Int32(event.pointee.response_type & 0x7F) == XCB_BUTTON_PRESS {
+                let press = UnsafeRawPointer(event).load(as: xcb_button_press_event_t.self)
+                return (Int(press.event_x), Int(press.event_y), Int(press.detail))
+            }
+        }
+        if xcb_connection_has_error(raw) != 0 {
+            throw X11Error(.connectionLost, "the X connection closed while looking for clicks: \(connection.handle.failure ?? "")")
+        }
+        return nil
+    }
 }

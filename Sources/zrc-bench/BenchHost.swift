@@ -13,10 +13,10 @@ final class BenchHost: Sendable {
     let server: HostServer
     private let task = Mutex<Task<Void, any Error>?>(nil)
 
-    init(directory: URL, sharing: ScreenSharing, logger: Logger) throws {
+    init(directory: URL, sharing: ScreenSharing, listen: String = "127.0.0.1", logger: Logger) throws {
         let crypto = try SodiumCrypto()
         let configuration = HostServerConfiguration(
-            listen: HostPort(host: "127.0.0.1", port: 0), hostName: "zrc-bench",
+            listen: HostPort(host: listen, port: 0), hostName: "zrc-bench",
             controlSocket: directory.appendingPathComponent("run/host.sock"),
             randomSecret: { crypto.randomSecret(count: $0) }, sharing: sharing)
         server = HostServer(configuration: configuration, identity: crypto.generateKeyPair(), crypto: crypto,

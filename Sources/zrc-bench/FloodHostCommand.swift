@@ -5,8 +5,9 @@ import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
 
-/// The host `flood` attacks, in a process of its own so that its memory is measured alone: the
-/// real host server with the X11 source and libjpeg-turbo, as `zrc-host serve` runs it. Prints
+/// The host `flood` attacks (and `links` runs in the laboratory's host namespace), in a process of
+/// its own so that its memory is measured alone: the real host server with the X11 source and
+/// libjpeg-turbo, as `zrc-host serve` runs it. Prints
 /// `port N` once listening, then one invite per `invite` line read on stdin; stdin closing
 /// stops it.
 struct FloodHostCommand: AsyncParsableCommand {
@@ -19,12 +20,15 @@ struct FloodHostCommand: AsyncParsableCommand {
     @Option(help: "Directory for the host's files.")
     var directory: String
 
+    @Option(help: "Address to listen on (the network laboratory's host address).")
+    var listen = "127.0.0.1"
+
     func run() async throws {
         var logger = Logger(label: "zrc-bench.flood-host")
         logger.logLevel = .error
         let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)
         let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
-        let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, logger: logger)
+        let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, listen: listen, logger: logger)
         let address = try await host.start()
         say("port \(address.port)")
         // Stdin is read on a thread of its own: a blocking read must not hold one of Swift's

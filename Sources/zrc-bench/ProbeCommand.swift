@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import ZRCX11
 
 /// The latency benchmark's probe: a desktop-like picture with a square in the middle that flips
@@ -15,9 +16,13 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "X display to draw on.")
     var display: String
 
+    @Flag(help: "Scroll the picture around the square while stdin says `motion` (until `still`; each is answered once drawn).")
+    var motion = false
+
     func run() throws {
         let painter = try X11Painter(displayName: display)
-        let picture = Workload.picture(width: painter.width, height: painter.height)
+        // Twice the screen's width in motion, so the picture can scroll.
+        let picture = Workload.picture(width: painter.width * (motion ? 2 : 1), height: painter.height)
         try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
         try painter.show(pictureFrom: 0, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
         let square = Self.square(width: painter.width, height: painter.height)
@@ -26,11 +31,51 @@ struct ProbeCommand: ParsableCommand {
         try painter.listenForButtonPresses()
         try painter.sync()
         FileHandle.standardOutput.write(Data("ready\n".utf8))
+        guard motion else {
+            while true {
+                _ = try painter.waitForButtonPress()
+                colour = 1 - colour
+                try painter.fill(square, rgb: Self.colours[colour])
+                try painter.sync()
+            }
+        }
+        try runWithMotion(painter: painter, square: square)
+    }
+
+    /// Clicks flip the square at once; between them, while in motion, the picture scrolls by
+    /// 5 px around the square about 60 times a second (full-screen motion everywhere else).
+    private func runWithMotion(painter: X11Painter, square: ScreenRect) throws {
+        let commands = Mutex<[String]>([])
+        Thread.detachNewThread {
+            while let line = readLine(strippingNewline: true) { commands.withLock { $0.append(line) } }
+            Glibc.exit(0)
+        }
+        let (width, height) = (painter.width, painter.height)
+        let around = [
+            ScreenRect(x: 0, y: 0, width: width, height: square.y),
+            ScreenRect(x: 0, y: square.y + square.height, width: width, height: height - square.y - square.height),
+            ScreenRect(x: 0, y: square.y, width: square.x, height: square.height),
+            ScreenRect(x: square.x + square.width, y: square.y, width: width - square.x - square.width, height: square.height),
+        ].filter { $0.width > 0 && $0.height > 0 }
+        var colour = 0, moving = false, step = 0
         while true {
-            _ = try painter.waitForButtonPress()
-            colour = 1 - colour
-            try painter.fill(square, rgb: Self.colours[colour])
-            try painter.sync()
+            for command in commands.withLock({ taken in defer { taken = [] }; return taken }) {
+                moving = command == "motion"
+                try painter.sync()
+                FileHandle.standardOutput.write(Data((command + "\n").utf8))
+            }
+            while try painter.pollButtonPress() != nil {
+                colour = 1 - colour
+                try painter.fill(square, rgb: Self.colours[colour])
+                try painter.sync()
+            }
+            if moving {
+                step += 1
+                let offset = (step * 5) % width
+                for rect in around { try painter.show(pictureFrom: rect.x + offset, rect.y, in: rect) }
+                try painter.sync()
+            }
+            usleep(moving ? 16_000 : 1_000)
         }
     }
 

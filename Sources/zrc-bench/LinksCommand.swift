@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import ZRCX11
+
+/// ZRC over the network laboratory's link profiles: the host (and its X screen's probe) on one
+/// side of a shaped, delayed veth pair, the controller on the other, each in a process of its own.
+struct LinksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "links",
+        abstract: "Measure ZRC over constrained, delayed links (network namespaces; needs root).",
+        discussion: """
+            Per profile (lan 1 Gbit/s 1 ms, wifi 50 Mbit/s 10 ms, dsl 10 Mbit/s 40 ms, lte 5 Mbit/s 80 ms, \
+            far 20 Mbit/s 200 ms round trip): builds the laboratory (see `lab-check`), runs the host in its \
+            host namespace sharing a 1920x1080 Xvfb and the controller in the other, and measures: click to \
+            decoded frame on a still screen, the same while the whole screen around the clicked square \
+            scrolls (about 60 frames/s), that motion's updates/s, bytes/s and the host's worst queueing \
+            and bytes in flight, and, once the motion stops, the time until the controller's picture is \
+            pixel-exact.
+            """)
+
+    @Option(parsing: .upToNextOption, help: "Profiles to run: lan, wifi, dsl, lte, far.")
+    var profiles: [String] = NetworkLab.Profile.all.map(\.name)
+
+    @Option(help: "Clicks measured per phase.")
+    var trials = 40
+
+    @Option(help: "Pause between clicks in milliseconds.")
+    var pause = 250
+
+    @Option(help: "Seconds of motion watched for its rate and bytes.")
+    var seconds = 5
+
+    func validate() throws {
+        for name in profiles where NetworkLab.Profile.named(name) == nil {
+            throw ValidationError("unknown profile \(name): lan, wifi, dsl, lte or far")
+        }
+        guard (5...1000).contains(trials) else { throw ValidationError("--trials must be 5…1000") }
+        guard (1...120).contains(seconds) else { throw ValidationError("--seconds must be 1…120") }
+    }
+
+    struct Figures {
+        var profile: NetworkLab.Profile
+        var idle: [Double]
+        var busy: [Double]
+        var watch: [Double]
+        var settleMillis: Double?
+    }
+
+    func run() async throws {
+        let signals = BenchChild.killChildrenOnSignal()
+        defer { _ = signals }
+        let delayHelper = try BenchChild.companion("zrc-netdelay")
+        let (display, xvfb) = try BenchDisplay.start(width: 1920, height: 1080)
+        defer { xvfb.stop() }
+        print("zrc-bench links: display \(display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + "\(trials) clicks \(pause) ms apart per phase, \(seconds) s of motion watched")
+        var all: [Figures] = []
+        for name in profiles {
+            let profile = NetworkLab.Profile.named(name)!
+            let figures = try await measure(profile, display: display, delayHelper: delayHelper)
+            all.append(figures)
+            Self.report(figures)
+        }
+        Self.summary(all)
+    }
+
+    private func measure(_ profile: NetworkLab.Profile, display: String, delayHelper: String) async throws -> Figures {
+        let lab = try NetworkLab(profile: profile, delayHelper: delayHelper)
+        defer { lab.down() }
+        try await lab.ready()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-links-\(getpid())-\(profile.name)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("host"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("controller"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let probe = try BenchChild("the probe", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", display, "--motion"])
+        defer { probe.stop() }
+        try await probe.waitForLine("ready", timeout: .seconds(20))
+        let host = try BenchChild("the host", executable: "/usr/sbin/ip", arguments: lab.inHost([
+            BenchChild.selfExecutable, "flood-host", "--display", display, "--directory", directory.appendingPathComponent("host").path,
+            "--listen", NetworkLab.hostAddress,
+        ]))
+        defer { host.stop() }
+        guard try await host.nextLine(timeout: .seconds(20)).hasPrefix("port ") else { throw ValidationError("the host did not start") }
+        host.send(line: "invite")
+        let invite = try await host.nextLine(timeout: .seconds(20))
+        let controller = try BenchChild("the controller", executable: "/usr/sbin/ip", arguments: lab.inController([
+            BenchChild.selfExecutable, "link-controller", "--directory", directory.appendingPathComponent("controller").path,
+        ]))
+        defer { controller.stop() }
+        controller.send(line: invite)
+        let timeout = Duration.seconds(120)
+        guard try await controller.nextLine(timeout: timeout).hasPrefix("connected") else { throw ValidationError("the controller did not connect") }
+
+        func ask(_ child: BenchChild, _ command: String) async throws -> [Double] {
+            child.send(line: command)
+            let reply = try await child.nextLine(timeout: timeout + .seconds(Double(trials * pause) / 1000))
+            return reply.split(separator: " ").dropFirst().compactMap { Double($0) }
+        }
+        let idle = try await ask(controller, "clicks \(trials) \(pause)")
+        probe.send(line: "motion")
+        try await probe.waitForLine("motion", timeout: .seconds(10))
+        let busy = try await ask(controller, "clicks \(trials) \(pause)")
+        let watch = try await ask(controller, "watch \(seconds)")
+        probe.send(line: "still")
+        try await probe.waitForLine("still", timeout: .seconds(10))
+        let still = try ScreenCapturer(connection: try X11Connection(displayName: display)).captureScreen()
+        let hash = PixelHash.of(bgrx: still.pixels, width: still.width, height: still.height, bytesPerRow: still.bytesPerRow)
+        let settle = try await ask(controller, "settle \(hash) 30000")
+        return Figures(profile: profile, idle: idle, busy: busy, watch: watch, settleMillis: settle.first)
+    }
+
+    private static func report(_ figures: Figures) {
+        let rtt = figures.profile.roundTripMillis
+        Swift.print("")
+        Swift.print("\(figures.profile.description)")
+        func clicks(_ values: [Double]) -> String {
+            values.count >= 4 ? String(format: "p50 %7.1f  p95 %7.1f  p99 %7.1f ms  (%d lost)", values[0], values[1], values[2], Int(values[3])) : "—"
+        }
+        Swift.print("  click → frame, still screen        \(clicks(figures.idle))")
+        Swift.print("  click → frame, during motion       \(clicks(figures.busy))   (target at dsl: p95 ≤ RTT + 25 = \(Int(rtt + 25)) ms)")
+        if figures.watch.count >= 5 {
+            Swift.print(String(format: "  motion: %.1f updates/s, %.0f kB/s; host queueing at most %.1f ms, in flight at most %.0f kB, path rate %.1f Mbit/s",
+                               figures.watch[0], figures.watch[1] / 1000, figures.watch[2], figures.watch[3] / 1000, figures.watch[4] * 8 / 1e6))
+        }
+        Swift.print("  motion stops → picture exact       " + (figures.settleMillis.map { String(format: "%.1f ms", $0) } ?? "not within 30 s")
+            + "   (target: ≤ RTT + 200 = \(Int(rtt + 200)) ms)")
+    }
+
+    private static func summary(_ all: [Figures]) {
+        Swift.print("")
+        Swift.print("profile   RTT ms  click p50/p95 still   click p50/p95 motion   updates/s   kB/s   queue ms   exact after ms")
+        for figures in all {
+            let idle = figures.idle.count >= 2 ? String(format: "%6.1f /%6.1f", figures.idle[0], figures.idle[1]) : "     —       "
+            let busy = figures.busy.count >= 2 ? String(format: "%6.1f /%6.1f", figures.busy[0], figures.busy[1]) : "     —       "
+            let watch = figures.watch.count >= 3 ? String(format: "%9.1f  %6.0f  %8.1f", figures.watch[0], figures.watch[1] / 1000, figures.watch[2])
+                : "        —       —         —"
+            let settle = figures.settleMillis.map { String(format: "%8.1f", $0) } ?? "  > 30 s"
+            Swift.print(String(format: "%-8@ %6.0f  ", figures.profile.name, figures.profile.roundTripMillis) + "\(idle)       \(busy)      \(watch)   \(settle)")
+        }
+    }
+}
