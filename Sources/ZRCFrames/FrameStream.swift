@@ -28,6 +28,13 @@ public struct FrameStream: Sendable {
         /// area is refined over several updates, each waiting for the previous one's
         /// acknowledgement, so a slow link is never blocked behind one huge update.
         public var maximumRefinementPixels: Int
+        /// Changed pixels one update carries at most (whole tiles; at least one tile). The sender
+        /// sets it from the path's rate, so that no update takes long to cross a slow link: small
+        /// changes (a click's answer, typed text) go first, the rest of a large change follows in
+        /// later updates, each with the newest pixels of what it covers.
+        public var maximumUpdatePixels: Int = .max
+        /// Where input just went (screen pixels), if recently: a partial update starts there.
+        public var focus: (x: Int, y: Int)?
 
         public init(motionQuality: Int = 70, refineQuality: Int = 92, refineDelayMicros: UInt64 = 100_000,
                     tileSize: Int = TileChangeDetector.defaultTileSize, losslessRefinementLimit: Int = 1 << 20,
@@ -88,6 +95,13 @@ public struct FrameStream: Sendable {
         }
         captureWanted = false
         let started = clock()
+        // Tiles a partial update left out are looked at again, whether or not the screen reports
+        // them changed since (its hints only cover what changed after the last capture).
+        var hints = hints
+        if let deferred, deferred.grid == TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize) {
+            hints = hints.map { $0 + deferred.mergedRects() }
+        }
+        deferred = nil
         var changed = planner.changedTiles(previous: sent, current: screen, hints: hints)
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
@@ -97,6 +111,13 @@ public struct FrameStream: Sendable {
             // What the moves did not bring up to date; only tiles that had changed can still differ.
             changed = planner.changedTiles(previous: sent, current: screen, hints: changed.mergedRects())
         }
+        let part = firstPart(of: changed, pixels: configuration.maximumUpdatePixels, focus: configuration.focus)
+        if part.count < changed.count {
+            var left = changed
+            for tile in part.tiles { left.remove(tile) }
+            deferred = left
+        }
+        changed = part
         let rects = try copies + planner.rects(changed: changed, previous: sent, current: screen, quality: configuration.motionQuality,
                                                fullChroma: false, encodings: configuration.encodings, encoder: &encoder)
         rememberLossy(rects, screen: screen)
@@ -176,6 +197,57 @@ public struct FrameStream: Sendable {
         return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
                           quality: configuration.refineQuality)
     }
+
+    /// At most `pixels` worth of `changed` tiles: first those near `focus` (where input just
+    /// went: its answer is usually there), then those of small changed areas (typed text beside
+    /// motion), then the rest in turn from where the previous part stopped, so a change that
+    /// keeps moving never starves the areas after it. What is left out stays different from
+    /// `sent`, so a later update takes it up with its newest pixels.
+    mutating func firstPart(of changed: TileMask, pixels: Int, focus: (x: Int, y: Int)?) -> TileMask {
+        let grid = changed.grid
+        guard pixels < changed.count * grid.tileSize * grid.tileSize else { return changed }
+        var chosen = TileMask(grid: grid)
+        var budget = pixels
+        func take(_ tile: TileGrid.Tile) -> Bool {
+            guard changed.contains(tile), !chosen.contains(tile) else { return true }
+            let size = grid.rect(of: tile).area
+            guard budget >= size || chosen.isEmpty else { return false }
+            chosen.insert(tile)
+            budget -= size
+            return true
+        }
+        if let focus {
+            let reach = 3 * grid.tileSize
+            let near = PixelRect(x: focus.x - reach, y: focus.y - reach, width: 2 * reach, height: 2 * reach)
+            // Nearest first: the budget may end before the neighbourhood does.
+            let nearest = grid.tiles(overlapping: [near]).sorted { a, b in
+                func distance(_ tile: TileGrid.Tile) -> Int {
+                    let rect = grid.rect(of: tile)
+                    let dx = max(rect.x - focus.x, 0, focus.x - rect.maxX + 1), dy = max(rect.y - focus.y, 0, focus.y - rect.maxY + 1)
+                    return dx * dx + dy * dy
+                }
+                return distance(a) < distance(b)
+            }
+            for tile in nearest where !take(tile) { return chosen }
+        }
+        for area in changed.mergedRects() where area.area <= 16 * grid.tileSize * grid.tileSize {
+            for tile in grid.tiles(overlapping: [area]) where !take(tile) { return chosen }
+        }
+        let count = grid.columns * grid.rows
+        for step in 0..<count {
+            let index = (partCursor + step) % count
+            guard take(TileGrid.Tile(column: index % grid.columns, row: index / grid.columns)) else {
+                partCursor = index
+                return chosen
+            }
+        }
+        return chosen
+    }
+
+    /// Where the next part of a large change starts (a tile index, row-major).
+    private var partCursor = 0
+    /// Changed tiles the last update left out.
+    private var deferred: TileMask?
 
     /// Content that moved (a scroll) goes as copy rects, applied to `sent` as the controller will
     /// apply them; tiles sent lossily move with their pixels, so they are still refined.

@@ -15,6 +15,8 @@ public struct TileMask: Sendable, Equatable {
 
     public mutating func insert(_ tile: TileGrid.Tile) { bits[tile.row * grid.columns + tile.column] = true }
 
+    public mutating func remove(_ tile: TileGrid.Tile) { bits[tile.row * grid.columns + tile.column] = false }
+
     /// Adds every tile touching any of `rects`.
     public mutating func insert(covering rects: [PixelRect]) {
         for tile in grid.tiles(overlapping: rects) { insert(tile) }

@@ -143,6 +143,7 @@ struct SessionFlow: Sendable {
                 await notify(.overloaded, "input arrives faster than \(Int(SessionRuntime.inputPerSecond)) events/s; the excess is dropped")
                 return
             }
+            await runtime.noteInput(event)
             do {
                 try await input.inject(event)
             } catch {
@@ -211,6 +212,8 @@ private actor SessionRuntime {
     func acknowledge(_ frameID: UInt64) async { await streamer?.acknowledge(frameID) }
 
     func requestPicture(_ request: PictureRequest) async { await streamer?.requestPicture(request) }
+
+    func noteInput(_ event: InputEvent) async { await streamer?.noteInput(event) }
 
     /// Cancels the streamer and the hello deadline and waits for the streamer, so nothing
     /// captures for the session after it ended.

@@ -20,6 +20,11 @@ actor SessionStreamer {
     private var nextProbeID: UInt64 = 1 << 62
     private var lastProbeMicros: UInt64 = 0
     private var lastLinkStatsMicros: UInt64 = 0
+    /// Wire bytes per changed pixel of recent large updates (smoothed), for sizing updates to the path.
+    private var bytesPerPixel: Double?
+    /// An update crosses the path in about this long at most (µs), so input's answer never waits
+    /// long behind motion: the click-to-frame time stays near the round trip on slow links.
+    static let updateTransferMicros = 15_000.0
     /// Whether both sides announced `linkStats`.
     private let sendsLinkStats: Bool
     /// The path as last measured, for `zrc-host sessions`.
@@ -121,6 +126,26 @@ actor SessionStreamer {
         stream.refinementDueMicros.map { WireClock.monotonicMicros() >= $0 } ?? false
     }
 
+    /// Where the controller's input last went (screen pixels) and when: the next partial update
+    /// starts there, since that is where the answer to input usually appears.
+    private var lastInput: (x: Int, y: Int, micros: UInt64)?
+
+    func noteInput(_ event: InputEvent) {
+        switch event {
+        case .pointerMove(let x, let y), .button(_, _, let x, let y), .scroll(_, _, let x, let y):
+            lastInput = (Int(x), Int(y), WireClock.monotonicMicros())
+        case .key, .text:
+            if let last = lastInput { lastInput = (last.x, last.y, WireClock.monotonicMicros()) }
+        }
+    }
+
+    /// The focus for the next update, in the picture's pixels: input within the last second.
+    private func inputFocus() -> (x: Int, y: Int)? {
+        guard let input = lastInput, WireClock.monotonicMicros() &- input.micros < 1_000_000 else { return nil }
+        guard let scaler else { return (input.x, input.y) }
+        return scaler.pictureRect(covering: PixelRect(x: input.x, y: input.y, width: 1, height: 1)).map { ($0.x, $0.y) }
+    }
+
     /// The controller shows a picture of this size and region from now on.
     func requestPicture(_ request: PictureRequest) {
         guard scalesPictures, request != pictureRequest else { return }
@@ -175,6 +200,21 @@ actor SessionStreamer {
         try await connection.send(.ping(id: nextProbeID, sentAtMicros: now))
     }
 
+    /// Changed pixels the next update may carry: what crosses the path in `updateTransferMicros`
+    /// at the recent cost per pixel (no limit until both are known, or on a fast path).
+    private func updatePixelBudget() -> Int {
+        guard let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
+        let bytes = max(16_384, rate * Self.updateTransferMicros / 1_000_000)
+        return max(4096, Int(min(Double(Int.max / 2), bytes / bytesPerPixel)))
+    }
+
+    private func learnBytesPerPixel(_ update: FrameUpdate, wireBytes: Int) {
+        let pixels = update.rects.reduce(0) { $0 + ($1.content.isCopy ? 0 : Int($1.width) * Int($1.height)) }
+        guard pixels >= 16_384 else { return }
+        let sample = Double(wireBytes) / Double(pixels)
+        bytesPerPixel = bytesPerPixel.map { $0 * 0.7 + sample * 0.3 } ?? sample
+    }
+
     /// About once a second: the path as measured, to the controller and to `zrc-host sessions`.
     private func reportLink() async throws {
         let now = WireClock.monotonicMicros()
@@ -206,6 +246,8 @@ actor SessionStreamer {
         let started = WireClock.monotonicMicros()
         let capture = try await sharing.source.capture(for: viewer)
         let picture = try await picture(of: capture)
+        stream.configuration.maximumUpdatePixels = updatePixelBudget()
+        stream.configuration.focus = inputFocus()
         let captured = WireClock.monotonicMicros()
         var isRefinement = false
         var update = try stream.offer(picture.pixels, hints: picture.hints, captureMicros: capture.captureMicros,
@@ -223,6 +265,7 @@ actor SessionStreamer {
         let queued = WireClock.monotonicMicros()
         let wireBytes = await connection.sentBytes - bytesBefore
         pacer.sent(frameID: update.frameID, bytes: wireBytes, now: update.sendMicros)
+        learnBytesPerPixel(update, wireBytes: wireBytes)
         try await reportLink()
         sharing.onUpdate?(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stream.lastStages.detectMicros,
                                             encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,

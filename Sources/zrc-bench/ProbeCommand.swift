@@ -64,18 +64,22 @@ struct ProbeCommand: ParsableCommand {
                 try painter.sync()
                 FileHandle.standardOutput.write(Data((command + "\n").utf8))
             }
-            while try painter.pollButtonPress() != nil {
-                colour = 1 - colour
-                try painter.fill(square, rgb: Self.colours[colour])
-                try painter.sync()
-            }
             if moving {
                 step += 1
                 let offset = (step * 5) % width
                 for rect in around { try painter.show(pictureFrom: rect.x + offset, rect.y, in: rect) }
                 try painter.sync()
             }
-            usleep(moving ? 16_000 : 1_000)
+            // Clicks are answered within a millisecond, between motion frames too, as an
+            // application with its own event loop would.
+            for _ in 0..<(moving ? 16 : 1) {
+                while try painter.pollButtonPress() != nil {
+                    colour = 1 - colour
+                    try painter.fill(square, rgb: Self.colours[colour])
+                    try painter.sync()
+                }
+                usleep(1_000)
+            }
         }
     }
 

@@ -135,3 +135,70 @@ import ZRCProtocol
         #expect(stream.refinementDueMicros == nil)
     }
 }
+
+@Suite struct UpdateSizeTests {
+    /// A large change goes in parts of the allowed size, a small one ahead of it, and the
+    /// controller's picture ends up exact.
+    @Test func largeChangesGoInPartsAndSmallOnesFirst() throws {
+        var stream = FrameStream(configuration: .init(tileSize: 32, encodings: [.losslessRects, .solidRects]))
+        var codec = RawCodec()
+        var compositor = FrameCompositor()
+        var screen = ChangeDetectionTests.pattern(width: 320, height: 256)
+        screen.fill(PixelRect(x: 0, y: 128, width: 320, height: 128), rgb: 0)
+        let first = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
+        try compositor.apply(first, decoder: &codec)
+        stream.acknowledge(first.frameID)
+        // Motion over the top half, and a small answer to a click at the bottom.
+        screen = ChangeDetectionTests.pattern(width: 320, height: 256, seed: 9)
+        screen.fill(PixelRect(x: 0, y: 128, width: 320, height: 128), rgb: 0)
+        let clicked = PixelRect(x: 200, y: 200, width: 10, height: 10)
+        screen.fill(clicked, rgb: 0x00FF00)
+        stream.configuration.maximumUpdatePixels = 4 * 32 * 32
+        var updates = 0
+        // The screen reports the damage once, as X does; the parts left out must not be forgotten.
+        var hints: [PixelRect] = [PixelRect(x: 0, y: 0, width: 320, height: 128), clicked]
+        while let update = try stream.offer(screen, hints: hints, captureMicros: 2, clock: { 0 }, encoder: &codec) {
+            hints = []
+            let drawn = update.rects.reduce(0) { $0 + Int($1.width) * Int($1.height) }
+            #expect(drawn <= 4 * 32 * 32)
+            if updates == 0 {
+                #expect(update.rects.contains { Int($0.x) <= clicked.x && Int($0.y) <= clicked.y && Int($0.x + $0.width) >= clicked.maxX
+                        && Int($0.y + $0.height) >= clicked.maxY }, "the click's answer goes in the first part")
+            }
+            try compositor.apply(update, decoder: &codec)
+            stream.acknowledge(update.frameID)
+            updates += 1
+            if updates > 100 { break }
+        }
+        #expect(updates > 5, "in parts")
+        let exact = compositor.framebuffer == screen
+        #expect(exact)
+    }
+}
+
+extension UpdateSizeTests {
+    /// Motion all around, a click's answer in the middle: with the input's position as focus, the
+    /// answer is in the very next part, however large the motion.
+    @Test func theAnswerToInputGoesFirstAmidMotion() throws {
+        var stream = FrameStream(configuration: .init(tileSize: 64, encodings: [.losslessRects, .solidRects, .jpegRects]))
+        var codec = RawCodec()
+        var screen = ChangeDetectionTests.pattern(width: 1920, height: 1080)
+        let square = PixelRect(x: 896, y: 476, width: 128, height: 128)
+        screen.fill(square, rgb: 0xE02020)
+        let first = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
+        stream.acknowledge(first.frameID)
+        stream.configuration.maximumUpdatePixels = 70_000
+        for step in 1...5 {
+            screen = ChangeDetectionTests.pattern(width: 1920, height: 1080, seed: UInt32(100 + step))
+            screen.fill(square, rgb: 0xE02020)
+            let update = try #require(try stream.offer(screen, hints: [screen.bounds], captureMicros: 2, clock: { 0 }, encoder: &codec))
+            stream.acknowledge(update.frameID)
+        }
+        screen = ChangeDetectionTests.pattern(width: 1920, height: 1080, seed: 77)
+        screen.fill(square, rgb: 0x2040E0)
+        stream.configuration.focus = (960, 540)
+        let answer = try #require(try stream.offer(screen, hints: [screen.bounds], captureMicros: 3, clock: { 0 }, encoder: &codec))
+        let covered = answer.rects.contains { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)).contains(x: 960, y: 540) }
+        #expect(covered, "the clicked square is in the next update: \(answer.rects.map { "\($0.width)x\($0.height)+\($0.x)+\($0.y)" })")
+    }
+}
