@@ -124,12 +124,12 @@ public struct FrameStream: Sendable {
         // Only the changed tiles are copied: `sent` stays this stream's own storage, never shared
         // with the source's framebuffer, so the source keeps updating it in place without a
         // copy-on-write of the whole screen.
-        if sent.width == screen.width && sent.height == screen.height {
-            for rect in changed.mergedRects() { sent.copy(rect, from: screen) }
-        } else {
+        // A new size starts the controller's picture black, like this model: only what was sent
+        // is copied, so parts of the first picture left for later are still owed.
+        if sent.width != screen.width || sent.height != screen.height {
             sent = PixelBuffer(width: screen.width, height: screen.height)
-            sent.copy(screen.bounds, from: screen)
         }
+        for rect in changed.mergedRects() { sent.copy(rect, from: screen) }
         let encodeDone = clock()
         lastStages.encodeMicros = encodeDone &- detected
         lastChangeMicros = encodeDone

@@ -67,6 +67,9 @@ public struct ScreenSharing: Sendable {
     public var stream: FrameStream.Configuration
     /// Called after every frame update is queued, with what it cost (benchmarks, diagnostics).
     public var onUpdate: (@Sendable (UpdateMeasurement) -> Void)?
+    /// Whether a large change may go in parts sized to the path (see `SessionStreamer`); off only
+    /// where whole updates are what is measured (the JPEG quality of a full-screen motion frame).
+    public var splitsLargeUpdates = true
 
     public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () throws -> any RegionEncoder,
                 stream: FrameStream.Configuration = .init(), onUpdate: (@Sendable (UpdateMeasurement) -> Void)? = nil) {

@@ -203,7 +203,7 @@ actor SessionStreamer {
     /// Changed pixels the next update may carry: what crosses the path in `updateTransferMicros`
     /// at the recent cost per pixel (no limit until both are known, or on a fast path).
     private func updatePixelBudget() -> Int {
-        guard let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
+        guard sharing.splitsLargeUpdates, let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
         let bytes = max(16_384, rate * Self.updateTransferMicros / 1_000_000)
         return max(4096, Int(min(Double(Int.max / 2), bytes / bytesPerPixel)))
     }

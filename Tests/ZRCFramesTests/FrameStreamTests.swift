@@ -202,3 +202,26 @@ extension UpdateSizeTests {
         #expect(covered, "the clicked square is in the next update: \(answer.rects.map { "\($0.width)x\($0.height)+\($0.x)+\($0.y)" })")
     }
 }
+
+extension UpdateSizeTests {
+    /// The very first picture, larger than one part, arrives whole, though the screen never
+    /// reports the parts left out as changed again.
+    @Test func aFirstPictureLargerThanOnePartArrivesWhole() throws {
+        var stream = FrameStream(configuration: .init(tileSize: 32, encodings: [.losslessRects, .solidRects]))
+        stream.configuration.maximumUpdatePixels = 3 * 32 * 32
+        var codec = RawCodec()
+        var compositor = FrameCompositor()
+        let screen = ChangeDetectionTests.pattern(width: 200, height: 150)
+        var hints: [PixelRect]? = nil
+        var updates = 0
+        while let update = try stream.offer(screen, hints: hints, captureMicros: 1, clock: { 0 }, encoder: &codec), updates < 100 {
+            hints = []
+            try compositor.apply(update, decoder: &codec)
+            stream.acknowledge(update.frameID)
+            updates += 1
+        }
+        #expect(updates > 3)
+        let exact = compositor.framebuffer == screen
+        #expect(exact)
+    }
+}
