@@ -20,6 +20,8 @@ fi
 
 echo "== build (release) ==" >&2
 swift build -c release --product zrc-bench 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
+# The network laboratory's delay helper, beside zrc-bench (`links`, `lab-check`).
+swift build -c release --product zrc-netdelay 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
 bench="$(swift build -c release --show-bin-path)/zrc-bench"
 
 if [[ $# -gt 0 ]]; then exec "$bench" "$@"; fi

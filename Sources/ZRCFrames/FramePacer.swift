@@ -18,8 +18,9 @@ public struct FramePacer: Sendable {
     /// (BBR's windows: a few round trips of rate, ten seconds of round trip).
     public static let rateWindowMicros: UInt64 = 2_000_000
     public static let roundTripWindowMicros: UInt64 = 10_000_000
-    /// Frames in flight at most, however fast the path.
-    public static let maximumFramesInFlight = 2
+    /// Frames in flight at most, however fast the path (a long path holds several parts of a
+    /// change at once; what is in flight is otherwise bounded by the path's bytes).
+    public static let maximumFramesInFlight = 6
     /// Deliveries smaller than this give no rate sample.
     public static let minimumSampleBytes = 16 * 1024
 
@@ -81,7 +82,10 @@ public struct FramePacer: Sendable {
         if elapsed > 0, delivered - frame.deliveredAtSend >= Self.minimumSampleBytes {
             sample = Double(delivered - frame.deliveredAtSend) * 1_000_000 / Double(elapsed)
         }
-        if frame.alone, frame.bytes >= Self.minimumSampleBytes, let bare = minimumRoundTripMicros, roundTrip > bare + 500 {
+        // Only a frame sent alone: one sent behind others may also have passed a bottleneck's
+        // burst allowance untimed (a token bucket lets its first tens of kilobytes through at
+        // line rate), which would read as a far faster path than there is.
+        if frame.alone, frame.bytes >= Self.minimumSampleBytes, let bare = minimumRoundTripMicros, roundTrip > bare + 1_000 {
             sample = max(sample ?? 0, Double(frame.bytes) * 1_000_000 / Double(roundTrip - bare))
         }
         if let sample { record(&rateSamples, sample, now: now, window: Self.rateWindowMicros) }
@@ -120,7 +124,7 @@ public struct FramePacer: Sendable {
     }
 
     /// A wait behind a frame in flight that is too short to matter.
-    public static let negligibleWaitMicros = 5_000.0
+    public static let negligibleWaitMicros = 10_000.0
 
     /// How long a frame of `bytes` takes to cross the path at the estimated rate, µs (nil: unknown).
     public func transferMicros(bytes: Int) -> Double? {

@@ -57,6 +57,8 @@ actor SessionStreamer {
         scalesPictures = capabilities.contains(.scaledPictures)
         var configuration = sharing.stream
         configuration.encodings = capabilities.intersection(Capabilities.rectEncodings)
+        // The pacer decides how many fit the path; the stream only caps the count.
+        configuration.maximumInFlight = FramePacer.maximumFramesInFlight
         stream = FrameStream(configuration: configuration)
         encoder = try sharing.makeEncoder()
     }
