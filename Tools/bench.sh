@@ -3,8 +3,9 @@
 # (Xvfb included), builds zrc-bench in release mode, and runs it. With no arguments it runs the
 # real pipeline (`zrc-bench pipeline`: its own 1920x1080 Xvfb, a test client, a controller
 # process), the single-stage floors (`zrc-bench floors`), click-to-frame latency with the
-# terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), and a
-# controller's pings and the host's memory under attack (`zrc-bench flood`); arguments go to
+# terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), a
+# controller's pings and the host's memory under attack (`zrc-bench flood`), and, as root, the
+# link profiles of the network laboratory (`zrc-bench links`); arguments go to
 # zrc-bench instead, e.g.
 # `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
 set -euo pipefail
@@ -32,3 +33,10 @@ echo
 "$bench" latency --viewers 2
 echo
 "$bench" flood
+echo
+# The link profiles need network namespaces, tc and iptables: root only.
+if [[ $(id -u) -eq 0 ]]; then
+  "$bench" links
+else
+  echo "bench: skipping \`links\` (the network laboratory needs root)" >&2
+fi
