@@ -17,31 +17,31 @@ enum ColourIndexer {
         indices.reserveCapacity(rect.area)
         var tooMany = false
         image.bytes.withUnsafeBytes { raw in
-                var previous: UInt32 = 0xFFFF_FFFF
-                var previousIndex: UInt8 = 0
-                rows: for row in rect.y..<rect.maxY {
-                    let start = row * image.bytesPerRow + rect.x * 4
-                    for column in 0..<rect.width {
-                        let colour = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: start + column * 4, as: UInt32.self)) & 0x00FF_FFFF
-                        if colour != previous {
-                            let key = colour | 1 << 24
-                            var slot = Int((colour &* 2_654_435_761) >> 22)
-                            while keys[slot] != 0 && keys[slot] != key { slot = (slot + 1) & (slots - 1) }
-                            if keys[slot] == 0 {
-                                guard palette.count < limit else {
-                                    tooMany = true
-                                    break rows
-                                }
-                                keys[slot] = key
-                                values[slot] = UInt8(palette.count)
-                                palette.append(colour)
+            var previous: UInt32 = 0xFFFF_FFFF
+            var previousIndex: UInt8 = 0
+            rows: for row in rect.y..<rect.maxY {
+                let start = row * image.bytesPerRow + rect.x * 4
+                for column in 0..<rect.width {
+                    let colour = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: start + column * 4, as: UInt32.self)) & 0x00FF_FFFF
+                    if colour != previous {
+                        let key = colour | 1 << 24
+                        var slot = Int((colour &* 2_654_435_761) >> 22)
+                        while keys[slot] != 0 && keys[slot] != key { slot = (slot + 1) & (slots - 1) }
+                        if keys[slot] == 0 {
+                            guard palette.count < limit else {
+                                tooMany = true
+                                break rows
                             }
-                            previous = colour
-                            previousIndex = values[slot]
+                            keys[slot] = key
+                            values[slot] = UInt8(palette.count)
+                            palette.append(colour)
                         }
-                        indices.append(previousIndex)
+                        previous = colour
+                        previousIndex = values[slot]
                     }
+                    indices.append(previousIndex)
                 }
+            }
         }
         return tooMany ? nil : (palette, indices)
     }

@@ -59,12 +59,7 @@ public final class ZstdStreamCompressor {
     }
 
     public func compress(_ input: [UInt8]) throws(ZstdError) -> [UInt8] {
-        do {
-            return try input.withUnsafeBytes { raw in try compress(raw) }
-        } catch let error as ZstdError {
-            throw error
-        } catch {
-            throw ZstdError(.libraryFailure, "\(error)")
-        }
+        // withUnsafeBytes only rethrows untyped errors; carry the typed one out in a Result.
+        try input.withUnsafeBytes { raw in Result { () throws(ZstdError) in try compress(raw) } }.get()
     }
 }

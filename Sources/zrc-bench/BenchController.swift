@@ -16,3 +16,31 @@ extension ZRCController {
                       logger: logger)
     }
 }
+
+extension ControllerSession {
+    /// A bench controller's session: a throwaway identity whose known hosts live in `directory`,
+    /// paired with `invite` as "bench" and connected (the sink and the laboratory's controller).
+    static func bench(invite: String, directory: String, label: String) async throws -> ControllerSession {
+        var logger = Logger(label: label)
+        logger.logLevel = .warning
+        let controller = try ZRCController.bench(crypto: try SodiumCrypto(),
+                                                 knownHosts: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"),
+                                                 logger: logger)
+        _ = try await controller.pair(inviteText: invite, name: "bench")
+        return try await controller.connect(to: "bench")
+    }
+}
+
+/// The lines of standard input, read on a thread of its own: a blocking read must not hold one of
+/// Swift's cooperative threads, which a host or session in the same process needs.
+enum StandardInputLines {
+    static func stream() -> AsyncStream<String> {
+        let (lines, sink) = AsyncStream<String>.makeStream()
+        Thread.detachNewThread {
+            while let line = readLine(strippingNewline: true) { sink.yield(line) }
+            sink.finish()
+        }
+        return lines
+    }
+}
+

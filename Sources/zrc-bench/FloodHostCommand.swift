@@ -31,14 +31,7 @@ struct FloodHostCommand: AsyncParsableCommand {
         let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, listen: listen, logger: logger)
         let address = try await host.start()
         say("port \(address.port)")
-        // Stdin is read on a thread of its own: a blocking read must not hold one of Swift's
-        // cooperative threads, which the host itself needs.
-        let (requests, sink) = AsyncStream<String>.makeStream()
-        Thread.detachNewThread {
-            while let line = readLine(strippingNewline: true) { sink.yield(line) }
-            sink.finish()
-        }
-        for await request in requests where request == "invite" {
+        for await request in StandardInputLines.stream() where request == "invite" {
             say(try await host.invite())
         }
         await host.stop()

@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import Logging
-import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCNetworking
-import ZRCSodium
 
 /// The laboratory's controller, run in the controller's namespace: pairs with the invite read
 /// from stdin, connects, then runs the measurements `links` asks for on stdin, one result line
@@ -22,20 +19,9 @@ struct LinkControllerCommand: AsyncParsableCommand {
     var directory: String
 
     func run() async throws {
-        let (lines, sink) = AsyncStream<String>.makeStream()
-        Thread.detachNewThread {
-            while let line = readLine(strippingNewline: true) { sink.yield(line) }
-            sink.finish()
-        }
-        var input = lines.makeAsyncIterator()
+        var input = StandardInputLines.stream().makeAsyncIterator()
         guard let invite = await input.next() else { throw ValidationError("the link controller reads an invite on stdin") }
-        var logger = Logger(label: "zrc-bench.link-controller")
-        logger.logLevel = .warning
-        let controller = try ZRCController.bench(crypto: try SodiumCrypto(),
-                                                 knownHosts: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"),
-                                                 logger: logger)
-        _ = try await controller.pair(inviteText: invite, name: "bench")
-        let session = try await controller.connect(to: "bench")
+        let session = try await ControllerSession.bench(invite: invite, directory: directory, label: "zrc-bench.link-controller")
         var first: ComposedFrame?
         for _ in 0..<60_000 where first == nil {
             first = await session.pollFrame()

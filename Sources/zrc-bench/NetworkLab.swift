@@ -37,6 +37,7 @@ final class NetworkLab {
     private let hostLink: String
     private let controllerLink: String
     private var delays: [BenchChild] = []
+    private var isDown = false
 
     /// Builds the lab; throws with the failing command's words if the machine cannot (not root,
     /// no veth, no NFQUEUE).
@@ -95,6 +96,8 @@ final class NetworkLab {
 
     /// Removes everything the lab made (deleting a namespace deletes its veth end, qdisc and rules).
     func down() {
+        guard !isDown else { return }
+        isDown = true
         for delay in delays { delay.stop() }
         delays = []
         _ = try? Self.run(["ip", "netns", "del", hostNamespace])

@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import Logging
-import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCProtocol
-import ZRCSodium
 
 /// The benchmark's controller: pairs with the invite read from stdin, opens a session, and
 /// decodes and acknowledges every update as `zrc-ctl` would, in a process of its own so its
@@ -19,21 +16,23 @@ struct SinkCommand: AsyncParsableCommand {
     @Option(help: "Ask the host for pictures of at most WIDTHxHEIGHT (default: every pixel).")
     var picture: String?
 
+    func validate() throws {
+        if picture != nil, pictureSides == nil { throw ValidationError("--picture must look like 1280x720") }
+    }
+
+    private var pictureSides: (width: UInt16, height: UInt16)? {
+        let sides = picture?.split(separator: "x").compactMap { UInt16($0) } ?? []
+        guard sides.count == 2, sides.allSatisfy({ $0 > 0 }) else { return nil }
+        return (sides[0], sides[1])
+    }
+
     func run() async throws {
         guard let invite = readLine(strippingNewline: true), !invite.isEmpty else {
             throw ValidationError("the sink reads an invite on stdin")
         }
-        var logger = Logger(label: "zrc-bench.sink")
-        logger.logLevel = .warning
-        let controller = try ZRCController.bench(crypto: try SodiumCrypto(),
-                                                 knownHosts: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"),
-                                                 logger: logger)
-        _ = try await controller.pair(inviteText: invite, name: "bench")
-        let session = try await controller.connect(to: "bench")
-        if let picture {
-            let sides = picture.split(separator: "x").compactMap { UInt16($0) }
-            guard sides.count == 2, sides.allSatisfy({ $0 > 0 }) else { throw ValidationError("--picture must look like 1280x720") }
-            await session.requestPicture(PictureRequest(maxWidth: sides[0], maxHeight: sides[1]))
+        let session = try await ControllerSession.bench(invite: invite, directory: directory, label: "zrc-bench.sink")
+        if let sides = pictureSides {
+            await session.requestPicture(PictureRequest(maxWidth: sides.width, maxHeight: sides.height))
         }
         // Unbuffered: `latency --viewers` waits for this line.
         FileHandle.standardOutput.write(Data("connected\n".utf8))
