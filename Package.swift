@@ -46,6 +46,8 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // zlib, for the benchmark's VNC client alone (RFB's Tight and ZRLE encodings are zlib streams).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
@@ -59,6 +61,8 @@ let package = Package(
         .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"], swiftSettings: strict),
         // zstd streams for lossless rectangles: one context per session, each chunk flushed.
         .target(name: "ZRCZstd", dependencies: ["CZstd"], swiftSettings: strict),
+        // zlib inflate streams for the benchmark's RFB client (the VNC servers ZRC is compared with).
+        .target(name: "ZRCZlib", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"], swiftSettings: strict),
@@ -106,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", argumentParser,
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", argumentParser,
                            logging],
             swiftSettings: strict),
 

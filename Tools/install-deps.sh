@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
   libsecret-1-dev
   libchafa-dev
   libzstd-dev
+  zlib1g-dev
   libnetfilter-queue-dev
 )
 # Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as

@@ -1,9 +1,9 @@
-/// Adapts motion quality and frame pacing to how fast the controller keeps up.
+/// Adapts motion quality to how fast the controller keeps up (pacing is `FramePacer`'s).
 ///
 /// The signal is the time from sending a frame to its acknowledgement: it contains the network
 /// round trip, the transfer of the frame's bytes and the controller's decode, i.e. exactly the
 /// backlog a frame adds. Updates faster than `target` raise the quality step by step; slower ones
-/// lower it and space frames out, so a slow link gets smaller, fewer frames instead of a queue.
+/// lower it, so a slow link gets smaller frames.
 public struct QualityController: Sendable {
     public let qualityRange: ClosedRange<Int>
     public let targetMicros: UInt64
@@ -27,12 +27,5 @@ public struct QualityController: Sendable {
         } else if average < Double(targetMicros) * 0.5 {
             quality = min(qualityRange.upperBound, quality + 2)
         }
-    }
-
-    /// How long to wait after an acknowledgement before the next frame: nothing while the link
-    /// keeps up, up to the backlog itself when it does not (at most 4 frames per target period lost).
-    public var pacingMicros: UInt64 {
-        guard let averageMicros, averageMicros > Double(targetMicros) else { return 0 }
-        return UInt64(min(averageMicros - Double(targetMicros), Double(targetMicros) * 4))
     }
 }

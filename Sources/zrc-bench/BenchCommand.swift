@@ -15,7 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
             controller's pings and the host's memory while the host is flooded. \
             Build in release mode for real figures.
             """,
-        subcommands: [PipelineCommand.self, LinksCommand.self, LabCheckCommand.self, LinkControllerCommand.self, LatencyCommand.self, FloodCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self,
+        subcommands: [PipelineCommand.self, LinksCommand.self, CompareCommand.self, LabCheckCommand.self, LinkControllerCommand.self, LatencyCommand.self, FloodCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self,
                       ProbeCommand.self, FloodHostCommand.self],
         defaultSubcommand: PipelineCommand.self)
 }

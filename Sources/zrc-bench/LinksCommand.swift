@@ -38,13 +38,7 @@ struct LinksCommand: AsyncParsableCommand {
         guard (1...120).contains(seconds) else { throw ValidationError("--seconds must be 1…120") }
     }
 
-    struct Figures {
-        var profile: NetworkLab.Profile
-        var idle: [Double]
-        var busy: [Double]
-        var watch: [Double]
-        var settleMillis: Double?
-    }
+    typealias Figures = LabRun.Figures
 
     func run() async throws {
         let signals = BenchChild.killChildrenOnSignal()
@@ -57,86 +51,45 @@ struct LinksCommand: AsyncParsableCommand {
         var all: [Figures] = []
         for name in profiles {
             let profile = NetworkLab.Profile.named(name)!
-            let figures = try await measure(profile, display: display, delayHelper: delayHelper)
+            let lab = try NetworkLab(profile: profile, delayHelper: delayHelper)
+            defer { lab.down() }
+            try await lab.ready()
+            let figures = try await LabRun(system: .zrc, lab: lab, sharedDisplay: display, trials: trials, pause: pause, seconds: seconds,
+                                           workloads: []).measure()
             all.append(figures)
-            Self.report(figures)
+            Self.report(figures, profile: profile)
         }
-        Self.summary(all)
+        summary(all)
     }
 
-    private func measure(_ profile: NetworkLab.Profile, display: String, delayHelper: String) async throws -> Figures {
-        let lab = try NetworkLab(profile: profile, delayHelper: delayHelper)
-        defer { lab.down() }
-        try await lab.ready()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-links-\(getpid())-\(profile.name)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("host"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("controller"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-
-        let probe = try BenchChild("the probe", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", display, "--motion"])
-        defer { probe.stop() }
-        try await probe.waitForLine("ready", timeout: .seconds(20))
-        let host = try BenchChild("the host", executable: "/usr/sbin/ip", arguments: lab.inHost([
-            BenchChild.selfExecutable, "flood-host", "--display", display, "--directory", directory.appendingPathComponent("host").path,
-            "--listen", NetworkLab.hostAddress,
-        ]))
-        defer { host.stop() }
-        guard try await host.nextLine(timeout: .seconds(20)).hasPrefix("port ") else { throw ValidationError("the host did not start") }
-        host.send(line: "invite")
-        let invite = try await host.nextLine(timeout: .seconds(20))
-        let controller = try BenchChild("the controller", executable: "/usr/sbin/ip", arguments: lab.inController([
-            BenchChild.selfExecutable, "link-controller", "--directory", directory.appendingPathComponent("controller").path,
-        ]))
-        defer { controller.stop() }
-        controller.send(line: invite)
-        let timeout = Duration.seconds(120)
-        guard try await controller.nextLine(timeout: timeout).hasPrefix("connected") else { throw ValidationError("the controller did not connect") }
-
-        func ask(_ child: BenchChild, _ command: String) async throws -> [Double] {
-            child.send(line: command)
-            let reply = try await child.nextLine(timeout: timeout + .seconds(Double(trials * pause) / 1000))
-            return reply.split(separator: " ").dropFirst().compactMap { Double($0) }
-        }
-        let idle = try await ask(controller, "clicks \(trials) \(pause)")
-        probe.send(line: "motion")
-        try await probe.waitForLine("motion", timeout: .seconds(10))
-        let busy = try await ask(controller, "clicks \(trials) \(pause)")
-        let watch = try await ask(controller, "watch \(seconds)")
-        probe.send(line: "still")
-        try await probe.waitForLine("still", timeout: .seconds(10))
-        let still = try ScreenCapturer(connection: try X11Connection(displayName: display)).captureScreen()
-        let hash = PixelHash.of(bgrx: still.pixels, width: still.width, height: still.height, bytesPerRow: still.bytesPerRow)
-        let settle = try await ask(controller, "settle \(hash) 30000")
-        return Figures(profile: profile, idle: idle, busy: busy, watch: watch, settleMillis: settle.first)
-    }
-
-    private static func report(_ figures: Figures) {
-        let rtt = figures.profile.roundTripMillis
+    private static func report(_ figures: Figures, profile: NetworkLab.Profile) {
+        let rtt = profile.roundTripMillis
         Swift.print("")
-        Swift.print("\(figures.profile.description)")
+        Swift.print("\(profile.description)")
         func clicks(_ values: [Double]) -> String {
             values.count >= 4 ? String(format: "p50 %7.1f  p95 %7.1f  p99 %7.1f ms  (%d lost)", values[0], values[1], values[2], Int(values[3])) : "—"
         }
         Swift.print("  click → frame, still screen        \(clicks(figures.idle))")
         Swift.print("  click → frame, during motion       \(clicks(figures.busy))   (target at dsl: p95 ≤ RTT + 25 = \(Int(rtt + 25)) ms)")
-        if figures.watch.count >= 5 {
+        if figures.motion.count >= 5 {
             Swift.print(String(format: "  motion: %.1f updates/s, %.0f kB/s; host queueing at most %.1f ms, in flight at most %.0f kB, path rate %.1f Mbit/s",
-                               figures.watch[0], figures.watch[1] / 1000, figures.watch[2], figures.watch[3] / 1000, figures.watch[4] * 8 / 1e6))
+                               figures.motion[0], figures.motion[1] / 1000, figures.motion[2], figures.motion[3] / 1000, figures.motion[4] * 8 / 1e6))
         }
-        Swift.print("  motion stops → picture exact       " + (figures.settleMillis.map { String(format: "%.1f ms", $0) } ?? "not within 30 s")
+        Swift.print("  motion stops → picture exact       " + (figures.settleMillis.map { String(format: "%.1f ms", $0) } ?? "not within 10 s")
             + "   (target: ≤ RTT + 200 = \(Int(rtt + 200)) ms)")
     }
 
-    private static func summary(_ all: [Figures]) {
+    private func summary(_ all: [Figures]) {
         Swift.print("")
         Swift.print("profile   RTT ms  click p50/p95 still   click p50/p95 motion   updates/s   kB/s   queue ms   exact after ms")
-        for figures in all {
+        for (figures, name) in zip(all, profiles) {
+            let profile = NetworkLab.Profile.named(name)!
             let idle = figures.idle.count >= 2 ? String(format: "%6.1f /%6.1f", figures.idle[0], figures.idle[1]) : "     —       "
             let busy = figures.busy.count >= 2 ? String(format: "%6.1f /%6.1f", figures.busy[0], figures.busy[1]) : "     —       "
-            let watch = figures.watch.count >= 3 ? String(format: "%9.1f  %6.0f  %8.1f", figures.watch[0], figures.watch[1] / 1000, figures.watch[2])
+            let watch = figures.motion.count >= 3 ? String(format: "%9.1f  %6.0f  %8.1f", figures.motion[0], figures.motion[1] / 1000, figures.motion[2])
                 : "        —       —         —"
-            let settle = figures.settleMillis.map { String(format: "%8.1f", $0) } ?? "  > 30 s"
-            Swift.print(String(format: "%-8@ %6.0f  ", figures.profile.name, figures.profile.roundTripMillis) + "\(idle)       \(busy)      \(watch)   \(settle)")
+            let settle = figures.settleMillis.map { String(format: "%8.1f", $0) } ?? "  > 10 s"
+            Swift.print(String(format: "%-8@ %6.0f  ", profile.name, profile.roundTripMillis) + "\(idle)       \(busy)      \(watch)   \(settle)")
         }
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import ZRCNetworking
+
+/// The laboratory's measurements, the same for every viewer (all times on the machine's
+/// monotonic clock, which network namespaces share). Each returns the result line the `links`
+/// and `compare` commands read.
+struct LinkMeasurements {
+    let viewer: any MeasuredViewer
+    let width: Int
+    let height: Int
+
+    /// `clicks P50 P95 P99 LOST` (ms from the click's sending to the decoded picture showing the
+    /// probe's new colour).
+    func clicks(count: Int, pause: Int, warmUp: Int = 3) async throws -> String {
+        let (x, y) = (width / 2, height / 2)
+        guard var shown = try await waitForProbe(newerThan: 0, showing: nil, timeout: .seconds(20)) else {
+            throw BenchError("no picture showing the probe arrived within 20 s")
+        }
+        var samples = Samples()
+        var lost = 0
+        for index in 0..<(warmUp + count) {
+            try await Task.sleep(for: .milliseconds(pause))
+            let clicked = WireClock.monotonicMicros()
+            try await viewer.click(x: x, y: y)
+            let seen = try await waitForProbe(newerThan: shown.version, showing: 1 - shown.colour, timeout: .seconds(2))
+            if let seen {
+                if index >= warmUp { samples.add(micros: seen.decodedMicros &- clicked) }
+                shown = seen
+            } else {
+                if index >= warmUp { lost += 1 }
+                // Start again from whatever the picture shows now.
+                if let now = await viewer.probe(newerThan: 0, x: x, y: y) {
+                    shown = (now.version, ProbeCommand.colourIndex(of: now.rgb), now.decodedMicros)
+                }
+            }
+        }
+        return String(format: "clicks %.3f %.3f %.3f %d", samples.percentile(0.5), samples.percentile(0.95), samples.percentile(0.99), lost)
+    }
+
+    private func waitForProbe(newerThan version: UInt64, showing expected: Int?, timeout: Duration) async throws
+        -> (version: UInt64, colour: Int, decodedMicros: UInt64)?
+    {
+        let deadline = ContinuousClock.now + timeout
+        var seen = version
+        while ContinuousClock.now < deadline {
+            if let sample = await viewer.probe(newerThan: seen, x: width / 2, y: height / 2) {
+                seen = sample.version
+                let colour = ProbeCommand.colourIndex(of: sample.rgb)
+                if expected == nil || colour == expected { return (sample.version, colour, sample.decodedMicros) }
+            }
+            if let failure = await viewer.failure() { throw BenchError(failure) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return nil
+    }
+
+    /// `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE`: updates and bytes over
+    /// `seconds`, with the host's worst queueing and bytes in flight and its newest path rate
+    /// (zeros for a viewer without the host's link statistics).
+    func watch(seconds: Double) async throws -> String {
+        let started = WireClock.monotonicMicros()
+        let before = await viewer.counters()
+        var queueMax: UInt64 = 0, inFlightMax: UInt32 = 0
+        while Double(WireClock.monotonicMicros() &- started) < seconds * 1_000_000 {
+            if let stats = await viewer.linkStats() {
+                queueMax = max(queueMax, stats.queueMicros)
+                inFlightMax = max(inFlightMax, stats.inFlightBytes)
+            }
+            if let failure = await viewer.failure() { throw BenchError(failure) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let elapsed = Double(WireClock.monotonicMicros() &- started) / 1_000_000
+        let after = await viewer.counters()
+        let rate = await viewer.linkStats()?.deliveryRate ?? 0
+        return String(format: "watch %.1f %.0f %.1f %d %d", Double(after.updates - before.updates) / elapsed,
+                      Double(after.bytes - before.bytes) / elapsed, Double(queueMax) / 1000, inFlightMax, rate)
+    }
+
+    /// `settle MS` once the picture's `PixelHash` is `hash` (ms from now to the decode of that
+    /// picture), or `settle timeout`.
+    func settle(hash: UInt64, timeoutMillis: UInt64) async throws -> String {
+        let started = WireClock.monotonicMicros()
+        var checked: UInt64 = 0
+        while WireClock.monotonicMicros() &- started < timeoutMillis * 1000 {
+            if let picture = await viewer.hash(newerThan: checked) {
+                checked = picture.version
+                if picture.value == hash {
+                    return String(format: "settle %.1f", Double(max(picture.decodedMicros, started) - started) / 1000)
+                }
+            }
+            if let failure = await viewer.failure() { throw BenchError(failure) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return "settle timeout"
+    }
+}
