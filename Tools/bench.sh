@@ -6,7 +6,8 @@
 # terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), a
 # controller's pings and the host's memory under attack (`zrc-bench flood`), and, as root, the
 # link profiles of the network laboratory (`zrc-bench links`); arguments go to
-# zrc-bench instead, e.g.
+# zrc-bench instead, e.g. `Tools/bench.sh compare` (ZRC beside TigerVNC and x11vnc on every link
+# profile, about 40 minutes, root) or
 # `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -43,11 +43,15 @@ public struct ScreenCapture: Sendable {
     public var pixels: PixelBuffer
     public var hints: [PixelRect]?
     public var captureMicros: UInt64
+    /// Names these exact pixels: captures with the same nonzero generation hold the same pixels
+    /// (the source read nothing between them), so sessions can share their encodings. 0: unknown.
+    public var generation: UInt64
 
-    public init(pixels: PixelBuffer, hints: [PixelRect]?, captureMicros: UInt64) {
+    public init(pixels: PixelBuffer, hints: [PixelRect]?, captureMicros: UInt64, generation: UInt64 = 0) {
         self.pixels = pixels
         self.hints = hints
         self.captureMicros = captureMicros
+        self.generation = generation
     }
 }
 
@@ -70,6 +74,8 @@ public struct ScreenSharing: Sendable {
     /// Whether a large change may go in parts sized to the path (see `SessionStreamer`); off only
     /// where whole updates are what is measured (the JPEG quality of a full-screen motion frame).
     public var splitsLargeUpdates = true
+    /// JPEG encodings shared by the sessions of this host (see `SharedEncodings`).
+    public let encodings = SharedEncodings()
 
     public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () throws -> any RegionEncoder,
                 stream: FrameStream.Configuration = .init(), onUpdate: (@Sendable (UpdateMeasurement) -> Void)? = nil) {

@@ -10,7 +10,7 @@ actor SessionStreamer {
     private let connection: SecureConnection
     private let logger: Logger
     private var stream: FrameStream
-    private var encoder: any RegionEncoder
+    private var encoder: SharingEncoder
     private var quality = QualityController()
     private var sentAt: [UInt64: UInt64] = [:]
     /// The path's delivery rate and round trip, and when a frame may leave (see `FramePacer`).
@@ -60,7 +60,7 @@ actor SessionStreamer {
         // The pacer decides how many fit the path; the stream only caps the count.
         configuration.maximumInFlight = FramePacer.maximumFramesInFlight
         stream = FrameStream(configuration: configuration)
-        encoder = try sharing.makeEncoder()
+        encoder = SharingEncoder(base: try sharing.makeEncoder(), shared: sharing.encodings)
     }
 
     /// Runs until the connection closes or the task is cancelled. The screen is captured only
@@ -250,6 +250,7 @@ actor SessionStreamer {
         let picture = try await picture(of: capture)
         stream.configuration.maximumUpdatePixels = updatePixelBudget()
         stream.configuration.focus = inputFocus()
+        encoder.picture = SharedEncodings.Picture(generation: capture.generation, mapping: scaler == nil ? nil : announcedMapping)
         let captured = WireClock.monotonicMicros()
         var isRefinement = false
         var update = try stream.offer(picture.pixels, hints: picture.hints, captureMicros: capture.captureMicros,

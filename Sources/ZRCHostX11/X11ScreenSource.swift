@@ -24,6 +24,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     private var damage = DamageLedger()
     /// The shared area as last read; only `unread` areas may differ from the screen.
     private var framebuffer: PixelBuffer
+    /// Counts the framebuffer's changes: a capture's `generation` (sessions share encodings by it).
+    private var generation: UInt64 = 0
     private var unread: [PixelRect]?
     /// The cursor as last read (nil: hidden), once it has been read on this connection.
     private var shape: CursorShape??
@@ -103,13 +105,14 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             try readUnread()
         }
         let captured = WireClock.monotonicMicros()
-        return ScreenCapture(pixels: framebuffer, hints: damage.take(for: viewer), captureMicros: captured)
+        return ScreenCapture(pixels: framebuffer, hints: damage.take(for: viewer), captureMicros: captured, generation: generation)
     }
 
     /// Brings the framebuffer up to date: the whole area after a (re)connect, else the damaged tiles.
     private func readUnread() throws {
         let area = x11.area
         guard let pending = unread else {
+            generation += 1
             if framebuffer.width != area.width || framebuffer.height != area.height {
                 framebuffer = PixelBuffer(width: area.width, height: area.height)
             }
@@ -119,6 +122,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         }
         guard !pending.isEmpty else { return }
         unread = []
+        generation += 1
         let grid = TileGrid(width: framebuffer.width, height: framebuffer.height, tileSize: TileChangeDetector.defaultTileSize)
         var tiles = TileMask(grid: grid)
         tiles.insert(covering: pending)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ZRCCommandSupport
 import ZRCControllerKit
+import ZRCFrames
 import ZRCProtocol
 import ZRCSodium
 import ZRCStorage
@@ -9,23 +10,31 @@ import ZRCStorage
 extension ZRCController {
     /// A controller as `zrc-ctl` makes one (libjpeg-turbo decoding every frame), with a throwaway
     /// identity unless one is given and its known hosts in `knownHosts`.
+    /// With `skipDecode`, JPEG rectangles are not decoded (a view-only audience for measuring the
+    /// host's CPU without these processes taking the machine's cores).
     static func bench(named name: String = "bench", identity: NoiseKeyPair? = nil, crypto: SodiumCrypto, knownHosts: URL,
-                      logger: Logger) throws -> ZRCController {
-        ZRCController(identity: identity ?? crypto.generateKeyPair(), crypto: crypto, knownHosts: KnownHostsStore(file: knownHosts),
-                      controllerName: name, configuration: ControllerConfiguration(makeDecoder: try FrameCodec.decoderFactory()),
-                      logger: logger)
+                      skipDecode: Bool = false, logger: Logger) throws -> ZRCController {
+        let decoders = try FrameCodec.decoderFactory()
+        let makeDecoder: @Sendable () -> any RegionDecoder
+        if skipDecode {
+            makeDecoder = { () -> any RegionDecoder in JPEGSkippingDecoder(base: decoders()) }
+        } else {
+            makeDecoder = decoders
+        }
+        return ZRCController(identity: identity ?? crypto.generateKeyPair(), crypto: crypto, knownHosts: KnownHostsStore(file: knownHosts),
+                             controllerName: name, configuration: ControllerConfiguration(makeDecoder: makeDecoder), logger: logger)
     }
 }
 
 extension ControllerSession {
     /// A bench controller's session: a throwaway identity whose known hosts live in `directory`,
     /// paired with `invite` as "bench" and connected (the sink and the laboratory's controller).
-    static func bench(invite: String, directory: String, label: String) async throws -> ControllerSession {
+    static func bench(invite: String, directory: String, label: String, skipDecode: Bool = false) async throws -> ControllerSession {
         var logger = Logger(label: label)
         logger.logLevel = .warning
         let controller = try ZRCController.bench(crypto: try SodiumCrypto(),
                                                  knownHosts: URL(fileURLWithPath: directory).appendingPathComponent("known-hosts.json"),
-                                                 logger: logger)
+                                                 skipDecode: skipDecode, logger: logger)
         _ = try await controller.pair(inviteText: invite, name: "bench")
         return try await controller.connect(to: "bench")
     }
@@ -44,3 +53,14 @@ enum StandardInputLines {
     }
 }
 
+
+/// Decodes lossless rectangles (their stream must be followed) but skips JPEG ones.
+struct JPEGSkippingDecoder: RegionDecoder {
+    var base: any RegionDecoder
+
+    func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws {}
+
+    mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        try base.decompressLossless(chunk, maximumSize: maximumSize)
+    }
+}

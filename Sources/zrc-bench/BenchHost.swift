@@ -54,3 +54,27 @@ final class BenchHost: Sendable {
         _ = await running?.result
     }
 }
+
+extension BenchHost {
+    /// Controller processes (the pipeline's sink) that view this host, each connected; with
+    /// `skipDecode` they decode no JPEG (a view-only audience that leaves the cores to the host).
+    /// `first` numbers them in their names.
+    func startViewers(_ count: Int, directory: URL, skipDecode: Bool = false, first: Int = 2) async throws -> [BenchChild] {
+        var started: [BenchChild] = []
+        do {
+            for index in 0..<count {
+                let viewerDirectory = directory.appendingPathComponent("viewer-\(first + index)")
+                try FileManager.default.createDirectory(at: viewerDirectory, withIntermediateDirectories: true)
+                let viewer = try BenchChild("viewer \(first + index)", executable: BenchChild.selfExecutable,
+                                            arguments: ["sink", "--directory", viewerDirectory.path] + (skipDecode ? ["--skip-decode"] : []))
+                started.append(viewer)
+                viewer.send(line: try await invite())
+                try await viewer.waitForLine("connected", timeout: .seconds(20))
+            }
+        } catch {
+            for viewer in started { viewer.stop() }
+            throw error
+        }
+        return started
+    }
+}

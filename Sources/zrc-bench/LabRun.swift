@@ -73,20 +73,32 @@ struct LabRun {
         let motion = try await ask("watch \(seconds)")
         probe.send(line: "still")
         try await probe.waitForLine("still", timeout: .seconds(10))
-        let still = try ScreenCapturer(connection: try X11Connection(displayName: display)).captureScreen()
-        let hash = PixelHash.of(bgrx: still.pixels, width: still.width, height: still.height, bytesPerRow: still.bytesPerRow)
-        let settle = try await ask("settle \(hash) 10000")
+        let settle = try await ask("settle \(try Self.screenHash(display)) 10000")
         probe.stop()
 
         var measured: [(Workload, [Double])] = []
         for workload in workloads {
             let painter = try BenchChild("the test client", executable: BenchChild.selfExecutable,
-                                         arguments: ["paint", "--display", display, "--workload", workload.rawValue])
+                                         arguments: ["paint", "--display", display, "--workload", workload.rawValue, "--wait-for-go"])
             defer { painter.stop() }
+            // The workload starts from a settled picture: what is still arriving of the last phase
+            // (a slow link may be seconds behind) must not count as the workload's bytes.
+            try await painter.waitForLine("still", timeout: .seconds(30))
+            _ = try await ask("settle \(try Self.screenHash(display)) \(Self.workloadSettleMillis)")
+            painter.send(line: "go")
             try await painter.waitForLine("ready", timeout: .seconds(30))
             try await Task.sleep(for: .seconds(2))
             measured.append((workload, try await ask("watch \(seconds)")))
         }
         return Figures(system: system, idle: idle, busy: busy, motion: motion, settleMillis: settle.first, workloads: measured)
+    }
+
+    /// How long a workload waits for the picture to settle before it starts (a lossy encoding never
+    /// becomes exact: it waits this long).
+    static let workloadSettleMillis = 15_000
+
+    private static func screenHash(_ display: String) throws -> UInt64 {
+        let still = try ScreenCapturer(connection: try X11Connection(displayName: display)).captureScreen()
+        return PixelHash.of(bgrx: still.pixels, width: still.width, height: still.height, bytesPerRow: still.bytesPerRow)
     }
 }

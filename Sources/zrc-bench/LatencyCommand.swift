@@ -67,7 +67,7 @@ struct LatencyCommand: AsyncParsableCommand {
                 results.print()
                 try RendererTimings(frames: results.frames, columns: columns, rows: rows).print()
                 if viewers > 1 {
-                    let others = try await startViewers(viewers - 1, host: host, directory: directory)
+                    let others = try await host.startViewers(viewers - 1, directory: directory)
                     defer { for other in others { other.stop() } }
                     print("\nwith \(viewers - 1) more viewer(s) watching (controller processes decoding and acknowledging every frame):")
                     let shared = try await trialRunner.run(trials: trials, warmUp: 10)
@@ -84,26 +84,6 @@ struct LatencyCommand: AsyncParsableCommand {
             }
             await host.stop()
         }
-    }
-
-    /// Controller processes (the pipeline's sink) that view the same host, each connected.
-    private func startViewers(_ count: Int, host: BenchHost, directory: URL) async throws -> [BenchChild] {
-        var started: [BenchChild] = []
-        do {
-            for index in 0..<count {
-                let viewerDirectory = directory.appendingPathComponent("viewer-\(index)")
-                try FileManager.default.createDirectory(at: viewerDirectory, withIntermediateDirectories: true)
-                let viewer = try BenchChild("viewer \(index + 2)", executable: BenchChild.selfExecutable,
-                                            arguments: ["sink", "--directory", viewerDirectory.path])
-                started.append(viewer)
-                viewer.send(line: try await host.invite())
-                try await viewer.waitForLine("connected", timeout: .seconds(20))
-            }
-        } catch {
-            for viewer in started { viewer.stop() }
-            throw error
-        }
-        return started
     }
 
     private func connect(to host: BenchHost, directory: URL, logger: Logger) async throws -> ControllerSession {

@@ -12,41 +12,47 @@ struct LinkMeasurements {
     /// `clicks P50 P95 P99 LOST` (ms from the click's sending to the decoded picture showing the
     /// probe's new colour).
     func clicks(count: Int, pause: Int, warmUp: Int = 3) async throws -> String {
-        let (x, y) = (width / 2, height / 2)
-        guard var shown = try await waitForProbe(newerThan: 0, showing: nil, timeout: .seconds(20)) else {
+        guard var shown = try await waitForProbe(newerThan: 0, showing: nil, after: 0, timeout: .seconds(20)) else {
             throw BenchError("no picture showing the probe arrived within 20 s")
         }
         var samples = Samples()
         var lost = 0
         for index in 0..<(warmUp + count) {
             try await Task.sleep(for: .milliseconds(pause))
+            // From the newest picture: an answer to an earlier, lost click may have come since.
+            if let now = await viewer.probe(newerThan: shown.version, x: probeX, y: probeY) {
+                shown = (now.version, ProbeCommand.colourIndex(of: now.rgb), now.decodedMicros)
+            }
             let clicked = WireClock.monotonicMicros()
-            try await viewer.click(x: x, y: y)
-            let seen = try await waitForProbe(newerThan: shown.version, showing: 1 - shown.colour, timeout: .seconds(2))
+            try await viewer.click(x: width / 2, y: height / 2)
+            let seen = try await waitForProbe(newerThan: shown.version, showing: 1 - shown.colour, after: clicked, timeout: .seconds(2))
             if let seen {
-                if index >= warmUp { samples.add(micros: seen.decodedMicros &- clicked) }
+                if index >= warmUp { samples.add(micros: seen.decodedMicros - clicked) }
                 shown = seen
-            } else {
-                if index >= warmUp { lost += 1 }
-                // Start again from whatever the picture shows now.
-                if let now = await viewer.probe(newerThan: 0, x: x, y: y) {
-                    shown = (now.version, ProbeCommand.colourIndex(of: now.rgb), now.decodedMicros)
-                }
+            } else if index >= warmUp {
+                lost += 1
             }
         }
         return String(format: "clicks %.3f %.3f %.3f %d", samples.percentile(0.5), samples.percentile(0.95), samples.percentile(0.99), lost)
     }
 
-    private func waitForProbe(newerThan version: UInt64, showing expected: Int?, timeout: Duration) async throws
+    /// Where the probe's colour is read: inside its square, off the centre where the pointer's
+    /// hotspot is (a server that paints the pointer into the picture would cover the centre).
+    private var probeX: Int { width / 2 - ProbeCommand.side / 4 }
+    private var probeY: Int { height / 2 - ProbeCommand.side / 4 }
+
+    /// The first picture newer than `version`, decoded after `after` (monotonic µs), whose probe
+    /// shows colour `expected` (any colour when nil).
+    private func waitForProbe(newerThan version: UInt64, showing expected: Int?, after: UInt64, timeout: Duration) async throws
         -> (version: UInt64, colour: Int, decodedMicros: UInt64)?
     {
         let deadline = ContinuousClock.now + timeout
         var seen = version
         while ContinuousClock.now < deadline {
-            if let sample = await viewer.probe(newerThan: seen, x: width / 2, y: height / 2) {
+            if let sample = await viewer.probe(newerThan: seen, x: probeX, y: probeY) {
                 seen = sample.version
                 let colour = ProbeCommand.colourIndex(of: sample.rgb)
-                if expected == nil || colour == expected { return (sample.version, colour, sample.decodedMicros) }
+                if expected == nil || (colour == expected && sample.decodedMicros >= after) { return (sample.version, colour, sample.decodedMicros) }
             }
             if let failure = await viewer.failure() { throw BenchError(failure) }
             try await Task.sleep(for: .milliseconds(1))

@@ -71,8 +71,7 @@ struct VNCMeasuredViewer: MeasuredViewer {
     func click(x: Int, y: Int) async throws { try viewer.click(x: x, y: y) }
 
     func counters() async -> (bytes: Int, updates: UInt64) {
-        let snapshot = viewer.snapshot
-        return (snapshot.bytes, snapshot.version)
+        (viewer.receivedBytes, viewer.snapshot.version)
     }
 
     func linkStats() async -> LinkStats? { nil }

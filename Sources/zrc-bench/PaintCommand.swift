@@ -15,12 +15,22 @@ struct PaintCommand: ParsableCommand {
     @Option(help: "What to draw.")
     var workload: Workload
 
+    @Option(help: "Updates drawn per second (default: the workload's own pace).")
+    var rate: Int?
+
+    @Flag(help: "Say `still` once the picture is shown, and start the workload only after reading a line on stdin.")
+    var waitForGo = false
+
     func run() throws {
         let painter = try X11Painter(displayName: display)
         let picture = Workload.picture(width: painter.width * 2, height: painter.height)
         try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
         try painter.show(pictureFrom: 0, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
         try painter.sync()
+        if waitForGo {
+            FileHandle.standardOutput.write(Data("still\n".utf8))
+            _ = readLine()
+        }
         var application: Process?
         var window = ""
         // Kept alive while the child runs: the SIGTERM handler that takes the application along.
@@ -43,11 +53,12 @@ struct PaintCommand: ParsableCommand {
     }
 
     private func loop(painter: X11Painter, window: String) throws -> Never {
-        guard workload.paintRate > 0 else {
+        let paintRate = rate ?? workload.paintRate
+        guard paintRate > 0 else {
             while true { sleep(60) }
         }
         let clock = ContinuousClock()
-        let interval = Duration.seconds(1) / workload.paintRate
+        let interval = Duration.seconds(1) / paintRate
         var next = clock.now
         var step = 1
         while true {

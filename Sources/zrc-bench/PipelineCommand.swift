@@ -37,9 +37,20 @@ struct PipelineCommand: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Workloads to run: static, typing, motion.")
     var workloads: [Workload] = Workload.allCases
 
+    @Option(help: "Viewers: with 2 or more, each workload is measured with one viewer, then again with this many watching.")
+    var viewers = 1
+
+    @Flag(help: "Viewers decode no JPEG (a view-only audience that leaves the cores to the host).")
+    var skipDecode = false
+
+    @Option(help: "Updates the test client draws per second (default: the workload's own pace, 120 for motion).")
+    var paintRate: Int?
+
     func validate() throws {
         guard seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be between 1 and 600") }
         guard warmUp >= 0, warmUp <= 60 else { throw ValidationError("--warm-up must be between 0 and 60") }
+        guard (1...32).contains(viewers) else { throw ValidationError("--viewers must be between 1 and 32") }
+        if let paintRate, !(1...240).contains(paintRate) { throw ValidationError("--paint-rate must be between 1 and 240") }
     }
 
     func run() async throws {
@@ -68,7 +79,7 @@ struct PipelineCommand: AsyncParsableCommand {
         let (width, height) = await source.size
         let request = try view.pictureRequest(screenWidth: width, screenHeight: height)
         let sink = try BenchChild("the controller (sink)", executable: BenchChild.selfExecutable,
-                                  arguments: ["sink", "--directory", directory.path]
+                                  arguments: ["sink", "--directory", directory.path] + (skipDecode ? ["--skip-decode"] : [])
                                       + (request.map { ["--picture", "\($0.maxWidth)x\($0.maxHeight)"] } ?? []))
         defer { sink.stop() }
         sink.send(line: try await host.invite())
@@ -77,20 +88,40 @@ struct PipelineCommand: AsyncParsableCommand {
         print("zrc-bench pipeline: display \(displayName) \(width)x\(height), capture via \(await source.captureMethod), "
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(seconds) s per workload after \(warmUp) s warm-up")
         print("controller: \(view.describe(request))")
+        if viewers > 1 { print("viewers: 1, then \(viewers)" + (skipDecode ? " (decoding no JPEG)" : "")) }
         for workload in workloads {
             let painter = try BenchChild("the test client", executable: BenchChild.selfExecutable,
-                                         arguments: ["paint", "--display", displayName, "--workload", workload.rawValue])
+                                         arguments: ["paint", "--display", displayName, "--workload", workload.rawValue]
+                                             + (paintRate.map { ["--rate", "\($0)"] } ?? []))
             defer { painter.stop() }
             try await painter.waitForLine("ready", timeout: .seconds(20))
-            try await Task.sleep(for: .seconds(warmUp))
-            _ = log.take()
-            let (cpuBefore, wallBefore) = (ProcessCPU.now(), ContinuousClock.now)
-            try await Task.sleep(for: .seconds(seconds))
-            let updates = log.take()
-            let (cpu, wall) = (ProcessCPU.now() - cpuBefore, ContinuousClock.now - wallBefore)
-            painter.stop()
-            WorkloadReport(workload: workload, updates: updates, cpu: cpu, wall: wall).print()
+            let one = try await measure(workload, log: log)
+            one.print()
+            if viewers > 1 {
+                let others = try await host.startViewers(viewers - 1, directory: directory, skipDecode: skipDecode)
+                defer { for other in others { other.stop() } }
+                let encodings = host.server.configuration.sharing?.encodings
+                let sharedBefore = encodings?.counts ?? (hits: 0, misses: 0)
+                let many = try await measure(workload, log: log)
+                let shared = encodings?.counts ?? (hits: 0, misses: 0)
+                Swift.print("\nthe same with \(viewers) viewers (updates counted over all of them):")
+                many.print()
+                let ratio = (many.cpu / many.wall) / max(1e-9, one.cpu / one.wall)
+                Swift.print(String(format: "  host CPU with %d viewers: %.2f× one viewer's; shared JPEG encodings used %d times, made %d times",
+                                   viewers, ratio, shared.hits - sharedBefore.hits, shared.misses - sharedBefore.misses))
+            }
         }
+    }
+
+    /// One workload's updates and host CPU over `seconds`, after the warm-up.
+    private func measure(_ workload: Workload, log: MeasurementLog) async throws -> WorkloadReport {
+        try await Task.sleep(for: .seconds(warmUp))
+        _ = log.take()
+        let (cpuBefore, wallBefore) = (ProcessCPU.now(), ContinuousClock.now)
+        try await Task.sleep(for: .seconds(seconds))
+        let updates = log.take()
+        let (cpu, wall) = (ProcessCPU.now() - cpuBefore, ContinuousClock.now - wallBefore)
+        return WorkloadReport(workload: workload, updates: updates, cpu: cpu, wall: wall)
     }
 }
 

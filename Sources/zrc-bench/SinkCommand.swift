@@ -16,6 +16,9 @@ struct SinkCommand: AsyncParsableCommand {
     @Option(help: "Ask the host for pictures of at most WIDTHxHEIGHT (default: every pixel).")
     var picture: String?
 
+    @Flag(help: "Do not decode JPEG rectangles (a view-only audience that leaves the cores to the host).")
+    var skipDecode = false
+
     func validate() throws {
         if picture != nil, pictureSides == nil { throw ValidationError("--picture must look like 1280x720") }
     }
@@ -30,7 +33,7 @@ struct SinkCommand: AsyncParsableCommand {
         guard let invite = readLine(strippingNewline: true), !invite.isEmpty else {
             throw ValidationError("the sink reads an invite on stdin")
         }
-        let session = try await ControllerSession.bench(invite: invite, directory: directory, label: "zrc-bench.sink")
+        let session = try await ControllerSession.bench(invite: invite, directory: directory, label: "zrc-bench.sink", skipDecode: skipDecode)
         if let sides = pictureSides {
             await session.requestPicture(PictureRequest(maxWidth: sides.width, maxHeight: sides.height))
         }

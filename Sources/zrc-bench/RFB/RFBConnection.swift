@@ -36,10 +36,14 @@ final class RFBReader {
     private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
     private var start = 0
     private var end = 0
-    /// Every byte received so far (the figures' "bytes").
-    private(set) var total = 0
+    /// Every byte received so far (the figures' "bytes"), readable from any thread as it grows,
+    /// so a large update still arriving counts in the interval it arrives in.
+    let total: RFBByteCounter
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    init(descriptor: Int32, total: RFBByteCounter) {
+        self.descriptor = descriptor
+        self.total = total
+    }
 
     /// Exactly `count` bytes; throws when the server closes the connection first.
     func bytes(_ count: Int) throws -> [UInt8] {
@@ -86,13 +90,20 @@ final class RFBReader {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 end = count
-                total += count
+                total.add(count)
                 return
             }
             if count < 0 && errno == EINTR { continue }
             throw BenchError(count == 0 ? "RFB: the server closed the connection" : "RFB: read failed: \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// Bytes received, counted by the reader thread and read by the measuring side.
+final class RFBByteCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add(_ bytes: Int) { count.add(bytes, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }
 
 /// Whole client messages onto the socket, from any thread.

@@ -32,7 +32,6 @@ final class RFBViewer: Sendable {
         var decodedMicros: UInt64 = 0
         var width = 0
         var height = 0
-        var bytes = 0
         var failure: String?
     }
 
@@ -46,6 +45,10 @@ final class RFBViewer: Sendable {
 
     private let state = Mutex(State())
     private let writer: RFBWriter
+    private let received = RFBByteCounter()
+
+    /// Bytes received so far, including an update still arriving.
+    var receivedBytes: Int { received.value }
 
     /// Connects and starts the reader thread; `ready` waits for the first full picture.
     init(address: String, port: Int, encodings: Encodings) throws {
@@ -92,7 +95,7 @@ final class RFBViewer: Sendable {
     // MARK: - The reader thread
 
     private func serve(descriptor: Int32, encodings: Encodings) throws {
-        let reader = RFBReader(descriptor: descriptor)
+        let reader = RFBReader(descriptor: descriptor, total: received)
         let (width, height) = try Self.handshake(reader: reader, writer: writer, encodings: encodings)
         state.withLock {
             $0.picture = PixelBuffer(width: width, height: height)
@@ -140,12 +143,13 @@ final class RFBViewer: Sendable {
                     for paint in paints { try Self.draw(paint, on: &state.picture, jpeg: jpeg) }
                     state.snapshot.version += 1
                     state.snapshot.decodedMicros = max(decoded, WireClock.monotonicMicros())
-                    state.snapshot.bytes = reader.total
                     state.snapshot.width = state.picture.width
                     state.snapshot.height = state.picture.height
                     if state.hashing { state.hash = (state.snapshot.version, state.snapshot.decodedMicros, PixelHash.of(state.picture)) }
                 }
-                try writer.requestUpdate(incremental: true, width: size.width, height: size.height)
+                // After a resize the new framebuffer starts black: ask for all of it.
+                let resized = paints.contains { if case .resize = $0 { true } else { false } }
+                try writer.requestUpdate(incremental: !resized, width: size.width, height: size.height)
             case 1:
                 _ = try reader.u8()
                 _ = try reader.u16()
@@ -179,7 +183,9 @@ final class RFBViewer: Sendable {
     /// Version, security None, ClientInit (shared), ServerInit, then our pixel format and encodings.
     private static func handshake(reader: RFBReader, writer: RFBWriter, encodings: Encodings) throws -> (Int, Int) {
         let version = String(decoding: try reader.bytes(12), as: UTF8.self)
+        // 3.8 only: older versions negotiate security differently, and every server measured offers 3.8.
         guard version.hasPrefix("RFB 003.") else { throw BenchError("RFB: not an RFB server (it said \(version.debugDescription))") }
+        guard version >= "RFB 003.008" else { throw BenchError("RFB: the server offers \(version.debugDescription), not 3.8") }
         try writer.send(Array("RFB 003.008\n".utf8))
         let count = Int(try reader.u8())
         guard count > 0 else { throw BenchError("RFB: the server refused the connection: \(try reason(reader))") }

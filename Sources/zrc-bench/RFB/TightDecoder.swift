@@ -25,7 +25,7 @@ final class TightDecoder {
         case 0x00...0x07:
             return try readBasic(rect, stream: Int(kind & 0x03), filter: kind & 0x04 != 0 ? try reader.u8() : 0, reader: reader)
         default:
-            throw BenchError("Tight: unsupported compression type \(kind) (PNG is not requested)")
+            throw BenchError("Tight: unsupported compression type \(kind) (neither PNG nor zlib-less basic compression was asked for)")
         }
     }
 
