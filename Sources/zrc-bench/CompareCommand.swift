@@ -106,6 +106,7 @@ struct ComparisonTable {
 
     private func clicks(_ figures: [Double], _ zrc: [Double]?) -> String {
         guard figures.count >= 4 else { return "—" }
+        if figures[0] == 0, figures[3] > 0 { return "none within 2 s" }
         var text = String(format: "%.1f / %.1f", figures[0], figures[1])
         if figures[3] > 0 { text += String(format: " (%d lost)", Int(figures[3])) }
         if let zrc, zrc.count >= 2, zrc[0] > 0 { text += String(format: " ×%.1f", figures[0] / zrc[0]) }

@@ -36,7 +36,10 @@ struct LabRun {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let (display, server) = try await system.startServer(in: lab, shared: sharedDisplay, directory: directory.appendingPathComponent("host"))
-        defer { server.stop() }
+        defer {
+            server.stop()
+            SysVSharedMemory.removeOrphans(createdBy: server.process.processIdentifier)
+        }
         let probe = try BenchChild("the probe", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", display, "--motion"])
         defer { probe.stop() }
         try await probe.waitForLine("ready", timeout: .seconds(20))

@@ -73,9 +73,14 @@ struct RootPattern {
 
 /// The kernel's table of System V shared-memory segments (/proc/sysvipc/shm).
 enum SharedMemoryTable {
+    struct TableUnreadable: Error {}
+
     /// Permission bits (mode & 0777) of segment `id`, or nil when no such segment exists.
     static func mode(of id: Int32) throws -> Int? {
-        let table = try String(contentsOfFile: "/proc/sysvipc/shm", encoding: .utf8)
+        // Read to the end: String(contentsOfFile:) stops after the first page of a /proc file,
+        // and the table outgrows a page once a few dozen segments exist on the machine.
+        guard let file = FileHandle(forReadingAtPath: "/proc/sysvipc/shm") else { throw TableUnreadable() }
+        let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         for line in table.split(separator: "\n").dropFirst() {
             let columns = line.split(separator: " ", omittingEmptySubsequences: true)
             // key shmid perms size …; perms is octal and includes SHM_DEST (01000) once removed.

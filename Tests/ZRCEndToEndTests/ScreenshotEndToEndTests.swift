@@ -117,7 +117,9 @@ struct PrivateDisplay {
 /// System V shared-memory segments as the kernel lists them.
 enum SharedMemory {
     static func segments(createdBy pid: Int32) -> [(id: Int, mode: Int)] {
-        guard let table = try? String(contentsOfFile: "/proc/sysvipc/shm", encoding: .utf8) else { return [] }
+        // Read to the end: String(contentsOfFile:) stops after the first page of a /proc file.
+        guard let file = FileHandle(forReadingAtPath: "/proc/sysvipc/shm") else { return [] }
+        let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         // Columns: key shmid perms size cpid lpid …
         return table.split(separator: "\n").dropFirst().compactMap { line in
             let columns = line.split(separator: " ", omittingEmptySubsequences: true)
