@@ -76,6 +76,8 @@ public struct ScreenSharing: Sendable {
     public var splitsLargeUpdates = true
     /// JPEG encodings shared by the sessions of this host (see `SharedEncodings`).
     public let encodings = SharedEncodings()
+    /// Whether sessions share JPEG encodings (off only to measure what sharing saves).
+    public var sharesEncodings = true
 
     public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () throws -> any RegionEncoder,
                 stream: FrameStream.Configuration = .init(), onUpdate: (@Sendable (UpdateMeasurement) -> Void)? = nil) {

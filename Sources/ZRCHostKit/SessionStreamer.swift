@@ -250,7 +250,8 @@ actor SessionStreamer {
         let picture = try await picture(of: capture)
         stream.configuration.maximumUpdatePixels = updatePixelBudget()
         stream.configuration.focus = inputFocus()
-        encoder.picture = SharedEncodings.Picture(generation: capture.generation, mapping: scaler == nil ? nil : announcedMapping)
+        encoder.picture = SharedEncodings.Picture(generation: sharing.sharesEncodings ? capture.generation : 0,
+                                                  mapping: scaler == nil ? nil : announcedMapping)
         let captured = WireClock.monotonicMicros()
         var isRefinement = false
         var update = try stream.offer(picture.pixels, hints: picture.hints, captureMicros: capture.captureMicros,

@@ -43,6 +43,9 @@ struct PipelineCommand: AsyncParsableCommand {
     @Flag(help: "Viewers decode no JPEG (a view-only audience that leaves the cores to the host).")
     var skipDecode = false
 
+    @Flag(help: "Every session encodes its own JPEGs (to measure what sharing them saves).")
+    var noSharedEncodings = false
+
     @Option(help: "Updates the test client draws per second (default: the workload's own pace, 120 for motion).")
     var paintRate: Int?
 
@@ -58,8 +61,9 @@ struct PipelineCommand: AsyncParsableCommand {
             let log = MeasurementLog()
             let source = try X11ScreenSource(displayName: displayName, monitor: nil, logger: logger)
             _ = try FrameCodec()
-            let sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try FrameCodec() },
+            var sharing = ScreenSharing(source: source, input: nil, makeEncoder: { try FrameCodec() },
                                         onUpdate: { log.add($0) })
+            sharing.sharesEncodings = !noSharedEncodings
             let host = try BenchHost(directory: directory, sharing: sharing, logger: logger)
             try await host.start()
             do {
