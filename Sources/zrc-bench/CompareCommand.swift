@@ -17,8 +17,7 @@ struct CompareCommand: AsyncParsableCommand {
             loop, asking for ZRLE or Tight (JPEG level 6 ≈ q80, zlib level 2) plus CopyRect and Raw.
             """)
 
-    @Option(parsing: .upToNextOption, help: "Profiles to run: lan, wifi, dsl, lte, far.")
-    var profiles: [String] = NetworkLab.Profile.all.map(\.name)
+    @OptionGroup var options: LabOptions
 
     @Option(parsing: .upToNextOption, help: "Systems: zrc, xvnc-zrle, xvnc-tight, x0vnc-tight, x11vnc-tight.")
     var systems: [ComparedSystem] = ComparedSystem.defaults
@@ -26,33 +25,15 @@ struct CompareCommand: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Workloads measured for bytes after the clicks.")
     var workloads: [Workload] = [.typing, .xtermTyping, .xtermScrolling]
 
-    @Option(help: "Clicks measured per phase.")
-    var trials = 30
-
-    @Option(help: "Pause between clicks in milliseconds.")
-    var pause = 250
-
-    @Option(help: "Seconds watched per motion or workload.")
-    var seconds = 5
-
-    func validate() throws {
-        for name in profiles where NetworkLab.Profile.named(name) == nil {
-            throw ValidationError("unknown profile \(name): lan, wifi, dsl, lte or far")
-        }
-        guard (5...1000).contains(trials) else { throw ValidationError("--trials must be 5…1000") }
-        guard (1...120).contains(seconds) else { throw ValidationError("--seconds must be 1…120") }
-    }
-
     func run() async throws {
         let signals = BenchChild.killChildrenOnSignal()
         defer { _ = signals }
         let delayHelper = try BenchChild.companion("zrc-netdelay")
         let (display, xvfb) = try BenchDisplay.start(width: 1920, height: 1080)
         defer { xvfb.stop() }
-        print("zrc-bench compare: 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(trials) clicks \(pause) ms apart "
-            + "per phase, \(seconds) s per motion and workload; systems: \(systems.map(\.rawValue).joined(separator: ", "))")
-        for name in profiles {
-            let profile = NetworkLab.Profile.named(name)!
+        print("zrc-bench compare: 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.trials) clicks \(options.pause) ms apart "
+            + "per phase, \(options.seconds) s per motion and workload; systems: \(systems.map(\.rawValue).joined(separator: ", "))")
+        for profile in options.chosen {
             var rows: [LabRun.Figures] = []
             var failures: [String] = []
             for system in systems {
@@ -61,8 +42,8 @@ struct CompareCommand: AsyncParsableCommand {
                 try await lab.ready()
                 // One system failing (a server that does not start) leaves the others' figures standing.
                 do {
-                    rows.append(try await LabRun(system: system, lab: lab, sharedDisplay: display, trials: trials, pause: pause,
-                                                 seconds: seconds, workloads: workloads).measure())
+                    rows.append(try await LabRun(system: system, lab: lab, sharedDisplay: display, trials: options.trials, pause: options.pause,
+                                                 seconds: options.seconds, workloads: workloads).measure())
                     FileHandle.standardError.write(Data("compare: \(profile.name) \(system.rawValue) measured\n".utf8))
                 } catch {
                     failures.append("\(system.title): \(error)")

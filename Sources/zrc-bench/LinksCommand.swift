@@ -18,25 +18,7 @@ struct LinksCommand: AsyncParsableCommand {
             pixel-exact.
             """)
 
-    @Option(parsing: .upToNextOption, help: "Profiles to run: lan, wifi, dsl, lte, far.")
-    var profiles: [String] = NetworkLab.Profile.all.map(\.name)
-
-    @Option(help: "Clicks measured per phase.")
-    var trials = 40
-
-    @Option(help: "Pause between clicks in milliseconds.")
-    var pause = 250
-
-    @Option(help: "Seconds of motion watched for its rate and bytes.")
-    var seconds = 5
-
-    func validate() throws {
-        for name in profiles where NetworkLab.Profile.named(name) == nil {
-            throw ValidationError("unknown profile \(name): lan, wifi, dsl, lte or far")
-        }
-        guard (5...1000).contains(trials) else { throw ValidationError("--trials must be 5…1000") }
-        guard (1...120).contains(seconds) else { throw ValidationError("--seconds must be 1…120") }
-    }
+    @OptionGroup var options: LabOptions
 
     typealias Figures = LabRun.Figures
 
@@ -47,14 +29,13 @@ struct LinksCommand: AsyncParsableCommand {
         let (display, xvfb) = try BenchDisplay.start(width: 1920, height: 1080)
         defer { xvfb.stop() }
         print("zrc-bench links: display \(display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-            + "\(trials) clicks \(pause) ms apart per phase, \(seconds) s of motion watched")
+            + "\(options.trials) clicks \(options.pause) ms apart per phase, \(options.seconds) s of motion watched")
         var all: [Figures] = []
-        for name in profiles {
-            let profile = NetworkLab.Profile.named(name)!
+        for profile in options.chosen {
             let lab = try NetworkLab(profile: profile, delayHelper: delayHelper)
             defer { lab.down() }
             try await lab.ready()
-            let figures = try await LabRun(system: .zrc, lab: lab, sharedDisplay: display, trials: trials, pause: pause, seconds: seconds,
+            let figures = try await LabRun(system: .zrc, lab: lab, sharedDisplay: display, trials: options.trials, pause: options.pause, seconds: options.seconds,
                                            workloads: []).measure()
             all.append(figures)
             Self.report(figures, profile: profile)
@@ -82,8 +63,7 @@ struct LinksCommand: AsyncParsableCommand {
     private func summary(_ all: [Figures]) {
         Swift.print("")
         Swift.print("profile   RTT ms  click p50/p95 still   click p50/p95 motion   updates/s   kB/s   queue ms   exact after ms")
-        for (figures, name) in zip(all, profiles) {
-            let profile = NetworkLab.Profile.named(name)!
+        for (figures, profile) in zip(all, options.chosen) {
             let idle = figures.idle.count >= 2 ? String(format: "%6.1f /%6.1f", figures.idle[0], figures.idle[1]) : "     —       "
             let busy = figures.busy.count >= 2 ? String(format: "%6.1f /%6.1f", figures.busy[0], figures.busy[1]) : "     —       "
             let watch = figures.motion.count >= 3 ? String(format: "%9.1f  %6.0f  %8.1f", figures.motion[0], figures.motion[1] / 1000, figures.motion[2])
