@@ -8,7 +8,7 @@ import ZRCProtocol
 ///
 /// Only JPEG is shared: lossless rectangles go through each session's own compression stream, whose
 /// output depends on everything that session sent before. Bounded in bytes; entries of old
-/// captures go first.
+/// captures go first; nothing is kept while only one session watches.
 public final class SharedEncodings: Sendable {
     /// Which pixels an encoding was made from: a capture of the source, as is or scaled.
     struct Picture: Hashable, Sendable {
@@ -37,6 +37,8 @@ public final class SharedEncodings: Sendable {
         var bytes = 0
         var hits = 0
         var misses = 0
+        /// Sessions using the cache: with one, nothing is kept (nobody could reuse it).
+        var members = 0
     }
 
     /// At most this many bytes of JPEG are kept (a few full 1080p frames at motion quality).
@@ -56,7 +58,7 @@ public final class SharedEncodings: Sendable {
     func store(_ key: Key, _ data: [UInt8]) {
         guard data.count <= maximumBytes else { return }
         state.withLock { state in
-            guard state.entries[key] == nil else { return }
+            guard state.members > 1, state.entries[key] == nil else { return }
             state.entries[key] = data
             state.order.append(key)
             state.bytes += data.count
@@ -71,6 +73,27 @@ public final class SharedEncodings: Sendable {
         }
     }
 
+    /// A session starts using the cache; it stops when the membership is released.
+    func join() -> Membership {
+        state.withLock { $0.members += 1 }
+        return Membership(shared: self)
+    }
+
+    fileprivate func leave() {
+        state.withLock { state in
+            state.members -= 1
+            // Alone again: what is kept can no longer be shared.
+            if state.members <= 1 { state = State(hits: state.hits, misses: state.misses, members: state.members) }
+        }
+    }
+
+    /// A session's use of the cache, for as long as it is held.
+    final class Membership: Sendable {
+        private let shared: SharedEncodings
+        fileprivate init(shared: SharedEncodings) { self.shared = shared }
+        deinit { shared.leave() }
+    }
+
     /// Lookups that found an encoding and those that did not (diagnostics and benchmarks).
     public var counts: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }
 }
@@ -80,8 +103,17 @@ public final class SharedEncodings: Sendable {
 struct SharingEncoder: RegionEncoder {
     var base: any RegionEncoder
     let shared: SharedEncodings
+    /// Held while the encoder lives: the cache keeps encodings only while two or more sessions use it.
+    let membership: SharedEncodings.Membership
     /// The pixels the next calls encode from; set by the session before each update.
-    var picture = SharedEncodings.Picture(generation: 0, mapping: nil)
+    var picture: SharedEncodings.Picture
+
+    init(base: any RegionEncoder, shared: SharedEncodings, picture: SharedEncodings.Picture = .init(generation: 0, mapping: nil)) {
+        self.base = base
+        self.shared = shared
+        self.picture = picture
+        membership = shared.join()
+    }
 
     mutating func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8] {
         guard picture.generation != 0 else { return try base.encodeJPEG(image, rect: rect, quality: quality, fullChroma: fullChroma) }

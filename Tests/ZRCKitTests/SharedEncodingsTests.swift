@@ -62,9 +62,23 @@ import ZRCProtocol
         #expect(base.encodes == 2)
     }
 
+    @Test func nothingIsKeptForASessionAlone() throws {
+        let shared = SharedEncodings()
+        let base = CountingEncoder()
+        var alone = SharingEncoder(base: base, shared: shared, picture: .init(generation: 7, mapping: nil))
+        _ = try alone.encodeJPEG(image, rect: rect, quality: 80, fullChroma: false)
+        var second = SharingEncoder(base: CountingEncoder(), shared: shared, picture: .init(generation: 7, mapping: nil))
+        _ = try second.encodeJPEG(image, rect: rect, quality: 80, fullChroma: false)
+        #expect(shared.counts.hits == 0, "made while alone, so not kept")
+        _ = try alone.encodeJPEG(image, rect: rect, quality: 80, fullChroma: false)
+        #expect(shared.counts.hits == 1, "kept once two watch")
+    }
+
     @Test func theOldestEncodingsGoFirstBeyondTheByteLimit() throws {
         let shared = SharedEncodings(maximumBytes: 250)  // two 100-byte encodings fit, not three
         let base = CountingEncoder()
+        let companion = SharingEncoder(base: CountingEncoder(), shared: shared)  // a second session, so encodings are kept
+        defer { withExtendedLifetime(companion) {} }
         var encoder = SharingEncoder(base: base, shared: shared)
         for generation in UInt64(1)...3 {
             encoder.picture = .init(generation: generation, mapping: nil)
