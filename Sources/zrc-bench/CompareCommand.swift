@@ -26,24 +26,19 @@ struct CompareCommand: AsyncParsableCommand {
     var workloads: [Workload] = [.typing, .xtermTyping, .xtermScrolling]
 
     func run() async throws {
-        let signals = BenchChild.killChildrenOnSignal()
-        defer { _ = signals }
-        let delayHelper = try BenchChild.companion("zrc-netdelay")
-        let (display, xvfb) = try BenchDisplay.start(width: 1920, height: 1080)
-        defer { xvfb.stop() }
+        let bench = try LabBench(options: options)
+        defer { bench.stop() }
         print("zrc-bench compare: 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.trials) clicks \(options.pause) ms apart "
             + "per phase, \(options.seconds) s per motion and workload; systems: \(systems.map(\.rawValue).joined(separator: ", "))")
         for profile in options.chosen {
             var rows: [LabRun.Figures] = []
             var failures: [String] = []
             for system in systems {
-                let lab = try NetworkLab(profile: profile, delayHelper: delayHelper)
+                let lab = try await bench.lab(profile)
                 defer { lab.down() }
-                try await lab.ready()
                 // One system failing (a server that does not start) leaves the others' figures standing.
                 do {
-                    rows.append(try await LabRun(system: system, lab: lab, sharedDisplay: display, trials: options.trials, pause: options.pause,
-                                                 seconds: options.seconds, workloads: workloads).measure())
+                    rows.append(try await bench.measure(system, in: lab, workloads: workloads))
                     FileHandle.standardError.write(Data("compare: \(profile.name) \(system.rawValue) measured\n".utf8))
                 } catch {
                     failures.append("\(system.title): \(error)")

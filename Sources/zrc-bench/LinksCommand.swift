@@ -23,20 +23,15 @@ struct LinksCommand: AsyncParsableCommand {
     typealias Figures = LabRun.Figures
 
     func run() async throws {
-        let signals = BenchChild.killChildrenOnSignal()
-        defer { _ = signals }
-        let delayHelper = try BenchChild.companion("zrc-netdelay")
-        let (display, xvfb) = try BenchDisplay.start(width: 1920, height: 1080)
-        defer { xvfb.stop() }
-        print("zrc-bench links: display \(display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+        let bench = try LabBench(options: options)
+        defer { bench.stop() }
+        print("zrc-bench links: display \(bench.display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
             + "\(options.trials) clicks \(options.pause) ms apart per phase, \(options.seconds) s of motion watched")
         var all: [Figures] = []
         for profile in options.chosen {
-            let lab = try NetworkLab(profile: profile, delayHelper: delayHelper)
+            let lab = try await bench.lab(profile)
             defer { lab.down() }
-            try await lab.ready()
-            let figures = try await LabRun(system: .zrc, lab: lab, sharedDisplay: display, trials: options.trials, pause: options.pause, seconds: options.seconds,
-                                           workloads: []).measure()
+            let figures = try await bench.measure(.zrc, in: lab, workloads: [])
             all.append(figures)
             Self.report(figures, profile: profile)
         }

@@ -30,6 +30,7 @@ final class RFBViewer: Sendable {
     struct Snapshot: Sendable {
         var version: UInt64 = 0
         var decodedMicros: UInt64 = 0
+        /// The picture's size (zero before the handshake).
         var width = 0
         var height = 0
         var failure: String?
@@ -66,7 +67,13 @@ final class RFBViewer: Sendable {
 
     func close() { writer.close() }
 
-    var snapshot: Snapshot { state.withLock { $0.snapshot } }
+    var snapshot: Snapshot {
+        state.withLock { state in
+            var snapshot = state.snapshot
+            (snapshot.width, snapshot.height) = (state.picture.width, state.picture.height)
+            return snapshot
+        }
+    }
 
     /// The pixel at (x, y) with the version it belongs to.
     func pixel(x: Int, y: Int) -> (version: UInt64, decodedMicros: UInt64, rgb: UInt32)? {
@@ -97,11 +104,7 @@ final class RFBViewer: Sendable {
     private func serve(descriptor: Int32, encodings: Encodings) throws {
         let reader = RFBReader(descriptor: descriptor, total: received)
         let (width, height) = try Self.handshake(reader: reader, writer: writer, encodings: encodings)
-        state.withLock {
-            $0.picture = PixelBuffer(width: width, height: height)
-            $0.snapshot.width = width
-            $0.snapshot.height = height
-        }
+        state.withLock { $0.picture = PixelBuffer(width: width, height: height) }
         let tight = try TightDecoder(), zrle = try ZRLEDecoder(), jpeg = try FrameCodec()
         var size = (width: width, height: height)
         try writer.requestUpdate(incremental: false, width: width, height: height)
@@ -143,8 +146,6 @@ final class RFBViewer: Sendable {
                     for paint in paints { try Self.draw(paint, on: &state.picture, jpeg: jpeg) }
                     state.snapshot.version += 1
                     state.snapshot.decodedMicros = max(decoded, WireClock.monotonicMicros())
-                    state.snapshot.width = state.picture.width
-                    state.snapshot.height = state.picture.height
                     if state.hashing { state.hash = (state.snapshot.version, state.snapshot.decodedMicros, PixelHash.of(state.picture)) }
                 }
                 // After a resize the new framebuffer starts black: ask for all of it.
