@@ -108,8 +108,10 @@ public struct FrameStream: Sendable {
         guard !changed.isEmpty else { return nil }
         let copies = applyMoves(within: changed, screen: screen)
         if !copies.isEmpty {
-            // What the moves did not bring up to date; only tiles that had changed can still differ.
-            changed = planner.changedTiles(previous: sent, current: screen, hints: changed.mergedRects())
+            // What the moves did not bring up to date: tiles that had changed, and any a copy
+            // covered without fixing (a window's frame, an overlay that stayed put).
+            let destinations = copies.map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) }
+            changed = planner.changedTiles(previous: sent, current: screen, hints: changed.mergedRects() + destinations)
         }
         let part = firstPart(of: changed, pixels: configuration.maximumUpdatePixels, focus: configuration.focus)
         if part.count < changed.count {
@@ -118,8 +120,12 @@ public struct FrameStream: Sendable {
             deferred = left
         }
         changed = part
+        // Beside a move, what is left is the strip it exposed: sent exact, it needs no refinement,
+        // so content that keeps moving (a page scrolled sideways, a dragged window) stays exact.
+        let exactArea = copies.isEmpty ? UpdatePlanner.smallAreaPixels : Self.exposedExactPixels
         let rects = try copies + planner.rects(changed: changed, previous: sent, current: screen, quality: configuration.motionQuality,
-                                               fullChroma: false, encodings: configuration.encodings, encoder: &encoder)
+                                               fullChroma: false, encodings: configuration.encodings, exactAreaPixels: exactArea,
+                                               encoder: &encoder)
         rememberLossy(rects, screen: screen)
         // Only the changed tiles are copied: `sent` stays this stream's own storage, never shared
         // with the source's framebuffer, so the source keeps updating it in place without a
@@ -246,17 +252,30 @@ public struct FrameStream: Sendable {
 
     /// Where the next part of a large change starts (a tile index, row-major).
     private var partCursor = 0
+    private var moveDetector = MoveDetector()
+    /// Areas up to this many pixels left beside a move go lossless (a 5-pixel strip of a
+    /// 1080-row page scrolled sideways is 5,400).
+    static let exposedExactPixels = 65_536
     /// Changed tiles the last update left out.
     private var deferred: TileMask?
 
     /// Content that moved (a scroll) goes as copy rects, applied to `sent` as the controller will
     /// apply them; tiles sent lossily move with their pixels, so they are still refined.
     /// Worth looking only for a change of some height, when the controller takes copy rects.
+    /// Vertical scrolls first (several runs of rows at one offset); failing that, one area moved
+    /// in any direction.
     private mutating func applyMoves(within changed: TileMask, screen: PixelBuffer) -> [FrameRect] {
         guard configuration.encodings.contains(.copyRects), sent.width == screen.width, sent.height == screen.height,
-              let area = changed.bounds, area.height >= 2 * ScrollDetector.minimumRunRows
+              let area = changed.bounds
         else { return [] }
-        let moves = ScrollDetector.moves(previous: sent, current: screen, within: area)
+        var moves = area.height >= 2 * ScrollDetector.minimumRunRows ? ScrollDetector.moves(previous: sent, current: screen, within: area) : []
+        // Runs of whole rows cover a scrolled terminal; when they cover little of the change
+        // (a window moved up, content beside it), a move of one area may do better.
+        let rowsMoved = moves.reduce(0) { $0 + $1.destination.area }
+        if rowsMoved * 2 < area.area, let move = moveDetector.move(previous: sent, current: screen, changed: changed),
+           move.destination.area > rowsMoved {
+            moves = [move]
+        }
         var copies: [FrameRect] = []
         for move in moves {
             sent.move(move.source, to: move.destination)

@@ -37,7 +37,7 @@ public struct UpdatePlanner: Sendable {
     /// rects; textured ones as described above, or raw to a controller with neither JPEG nor
     /// lossless rects.
     public func rects(changed: TileMask, previous: PixelBuffer?, current: PixelBuffer, quality: Int, fullChroma: Bool,
-                      encodings: Capabilities = [.jpegRects, .solidRects, .rawRects],
+                      encodings: Capabilities = [.jpegRects, .solidRects, .rawRects], exactAreaPixels: Int = smallAreaPixels,
                       encoder: inout some RegionEncoder) throws -> [FrameRect] {
         let grid = changed.grid
         var solid: [FrameRect] = []
@@ -54,15 +54,17 @@ public struct UpdatePlanner: Sendable {
         var result = solid
         for merged in textured.mergedRects() {
             let rect = comparable.map { TileComparison.differingBounds($0, current, in: merged) ?? merged } ?? merged
-            result.append(try encode(rect, of: current, quality: quality, fullChroma: fullChroma, encodings: encodings, encoder: &encoder))
+            result.append(try encode(rect, of: current, quality: quality, fullChroma: fullChroma, encodings: encodings,
+                                     exactAreaPixels: exactAreaPixels, encoder: &encoder))
         }
         return result
     }
 
     /// One textured area in the best encoding the controller takes: lossless when it has few
     /// colours, is small, or JPEG is unavailable; JPEG otherwise; raw as the last resort.
+    /// `exactAreaPixels`: areas up to this size go lossless whatever their colours.
     public func encode(_ rect: PixelRect, of current: PixelBuffer, quality: Int, fullChroma: Bool, encodings: Capabilities,
-                       encoder: inout some RegionEncoder) throws -> FrameRect {
+                       exactAreaPixels: Int = smallAreaPixels, encoder: inout some RegionEncoder) throws -> FrameRect {
         // Narrowed to its changed pixels, a textured tile may turn out to be one colour.
         if encodings.contains(.solidRects), let colour = TileComparison.solidColour(of: current, in: rect) {
             return Self.frameRect(rect, .solid(pixel: colour))
@@ -72,7 +74,7 @@ public struct UpdatePlanner: Sendable {
                 return Self.frameRect(rect, .lossless(try encoder.compressLossless(palette)))
             }
             // A JPEG's headers and tables alone take about 600 bytes: a small area is smaller exact.
-            if !encodings.contains(.jpegRects) || rect.area <= Self.smallAreaPixels {
+            if !encodings.contains(.jpegRects) || rect.area <= exactAreaPixels {
                 return Self.frameRect(rect, .lossless(try encoder.compressLossless(LosslessPixels.trueColourPayload(current, rect: rect))))
             }
         }

@@ -29,7 +29,7 @@ struct CompareCommand: AsyncParsableCommand {
         let bench = try LabBench(options: options)
         defer { bench.stop() }
         print("zrc-bench compare: 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.trials) clicks \(options.pause) ms apart "
-            + "per phase, \(options.seconds) s per motion and workload; systems: \(systems.map(\.rawValue).joined(separator: ", "))")
+            + "per phase, \(options.seconds) s per \(options.motion.rawValue) motion and workload; systems: \(systems.map(\.rawValue).joined(separator: ", "))")
         for profile in options.chosen {
             var rows: [LabRun.Figures] = []
             var failures: [String] = []

@@ -15,6 +15,9 @@ struct LabOptions: ParsableArguments {
     @Option(help: "Seconds watched per motion (and, in `compare`, per workload).")
     var seconds = 5
 
+    @Option(help: "The full-screen motion: scroll (the picture scrolls sideways) or video (every pixel changes, nothing moves as a whole).")
+    var motion: MotionKind = .scroll
+
     func validate() throws {
         for name in profiles where NetworkLab.Profile.named(name) == nil {
             throw ValidationError("unknown profile \(name): lan, wifi, dsl, lte or far")
@@ -60,7 +63,7 @@ final class LabBench {
     /// `system` measured in `lab` with the options' clicks and seconds, then `workloads`.
     func measure(_ system: ComparedSystem, in lab: NetworkLab, workloads: [Workload]) async throws -> LabRun.Figures {
         try await LabRun(system: system, lab: lab, sharedDisplay: display, trials: options.trials, pause: options.pause,
-                         seconds: options.seconds, workloads: workloads).measure()
+                         seconds: options.seconds, motion: options.motion, workloads: workloads).measure()
     }
 
     func stop() {

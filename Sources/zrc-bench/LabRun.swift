@@ -13,6 +13,7 @@ struct LabRun {
     let trials: Int
     let pause: Int
     let seconds: Int
+    let motion: MotionKind
     /// Measured after the probe, each for `seconds` after a 2 s warm-up.
     let workloads: [Workload]
 
@@ -40,7 +41,7 @@ struct LabRun {
             server.stop()
             SysVSharedMemory.removeOrphans(createdBy: server.process.processIdentifier)
         }
-        let probe = try BenchChild("the probe", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", display, "--motion"])
+        let probe = try BenchChild("the probe", executable: BenchChild.selfExecutable, arguments: ["probe", "--display", display, "--motion", "--motion-kind", motion.rawValue])
         defer { probe.stop() }
         try await probe.waitForLine("ready", timeout: .seconds(20))
 

@@ -26,7 +26,7 @@ struct LinksCommand: AsyncParsableCommand {
         let bench = try LabBench(options: options)
         defer { bench.stop() }
         print("zrc-bench links: display \(bench.display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-            + "\(options.trials) clicks \(options.pause) ms apart per phase, \(options.seconds) s of motion watched")
+            + "\(options.trials) clicks \(options.pause) ms apart per phase, \(options.seconds) s of \(options.motion.rawValue) motion watched")
         var all: [Figures] = []
         for profile in options.chosen {
             let lab = try await bench.lab(profile)

@@ -16,8 +16,11 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "X display to draw on.")
     var display: String
 
-    @Flag(help: "Scroll the picture around the square while stdin says `motion` (until `still`; each is answered once drawn).")
+    @Flag(help: "Move the picture around the square while stdin says `motion` (until `still`; each is answered once drawn).")
     var motion = false
+
+    @Option(help: "How the picture moves: scroll (sideways, as a whole) or video (thin bands going opposite ways, so nothing moves as a whole).")
+    var motionKind: MotionKind = .scroll
 
     func run() throws {
         let painter = try X11Painter(displayName: display)
@@ -42,8 +45,8 @@ struct ProbeCommand: ParsableCommand {
         try runWithMotion(painter: painter, square: square)
     }
 
-    /// Clicks flip the square at once; between them, while in motion, the picture scrolls by
-    /// 5 px around the square about 60 times a second (full-screen motion everywhere else).
+    /// Clicks flip the square at once; between them, while in motion, the picture moves by 5 px
+    /// around the square about 60 times a second (full-screen motion everywhere else).
     private func runWithMotion(painter: X11Painter, square: ScreenRect) throws {
         let commands = Mutex<[String]>([])
         Thread.detachNewThread {
@@ -67,7 +70,18 @@ struct ProbeCommand: ParsableCommand {
             if moving {
                 step += 1
                 let offset = (step * 5) % width
-                for rect in around { try painter.show(pictureFrom: rect.x + offset, rect.y, in: rect) }
+                for rect in around {
+                    switch motionKind {
+                    case .scroll:
+                        try painter.show(pictureFrom: rect.x + offset, rect.y, in: rect)
+                    case .video:
+                        for top in stride(from: rect.y, to: rect.y + rect.height, by: MotionKind.bandRows) {
+                            let band = ScreenRect(x: rect.x, y: top, width: rect.width, height: min(MotionKind.bandRows, rect.y + rect.height - top))
+                            let shift = (top / MotionKind.bandRows) % 2 == 0 ? offset : width - offset
+                            try painter.show(pictureFrom: rect.x + shift, top, in: band)
+                        }
+                    }
+                }
                 try painter.sync()
             }
             // Clicks are answered within a millisecond, between motion frames too, as an
@@ -89,4 +103,14 @@ struct ProbeCommand: ParsableCommand {
 
     /// Which of the two colours a (JPEG-decoded) pixel shows.
     static func colourIndex(of rgb: UInt32) -> Int { rgb >> 16 & 0xFF > rgb & 0xFF ? 0 : 1 }
+}
+
+/// The probe's full-screen motion: a sideways scroll, which a host may send as a copy, or a
+/// video-like change where every pixel changes but no area moves as a whole.
+enum MotionKind: String, CaseIterable, ExpressibleByArgument {
+    case scroll
+    case video
+
+    /// Rows per band of `video`: thinner than any tile or scroll run, so no area moves as a whole.
+    static let bandRows = 4
 }

@@ -1,0 +1,205 @@
+/// Finds one area that moved in any direction between the controller's picture and the new screen
+/// — a page scrolled sideways, a window dragged — so it travels as one copy rect plus what the
+/// move exposed, instead of being encoded again. (`ScrollDetector` handles the common vertical
+/// case with several row runs; this is for everything else.)
+///
+/// Candidates: the offset of the last move (motion usually continues), then a vote. For the vote,
+/// a few hundred short segments ("anchors") of the new screen's changed area are hashed; every
+/// segment position of the old screen's area is hashed with a rolling hash and looked up, and each
+/// hit votes for the offset between the two. The winner is verified tile by tile with exact
+/// comparisons, so a false vote costs time, never a wrong pixel.
+public struct MoveDetector: Sendable {
+    /// Pixels per anchor segment: long enough that unrelated content rarely collides.
+    static let anchorWidth = 32
+    /// Anchors agreeing on an offset before it is verified.
+    static let minimumVotes = 3
+    /// Tiles that must match before a move is worth a copy rect.
+    static let minimumTiles = 2
+    /// After a vote finds nothing, this many offers skip it (a video or a fade would otherwise pay
+    /// for a full search on every frame); the last offset is still tried every time.
+    static let searchBackoff = 8
+
+    /// The offset (destination − source) of the last move found.
+    public private(set) var lastOffset: (dx: Int, dy: Int)?
+    private var skipSearches = 0
+
+    public init() {}
+
+    /// The move that brings the most of `changed` (tiles of `current`) up to date from `previous`
+    /// (same size), if one does for at least `minimumTiles` tiles. Its rectangle may also cover a
+    /// few tiles the move does not fix (a window's border, an unmoved overlay): the caller compares
+    /// again after applying it.
+    public mutating func move(previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> ScrollDetector.Move? {
+        precondition(previous.width == current.width && previous.height == current.height, "images of different sizes")
+        guard let area = changed.bounds, area.width >= Self.anchorWidth, changed.count >= Self.minimumTiles else { return nil }
+        if let last = lastOffset, let move = Self.verified(dx: last.dx, dy: last.dy, previous: previous, current: current, changed: changed) {
+            return move
+        }
+        guard skipSearches == 0 else {
+            skipSearches -= 1
+            return nil
+        }
+        for offset in Self.votes(previous: previous, current: current, changed: changed, area: area) {
+            if let move = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
+                lastOffset = offset
+                return move
+            }
+        }
+        lastOffset = nil
+        skipSearches = Self.searchBackoff
+        return nil
+    }
+
+    /// The tiles of `changed` whose pixels equal `previous` at the offset (the part of each tile
+    /// whose source lies on the screen), as one rectangle: their bounding box when at least three
+    /// quarters of its tiles match, nil otherwise.
+    static func verified(dx: Int, dy: Int, previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> ScrollDetector.Move? {
+        guard dx != 0 || dy != 0 else { return nil }
+        let grid = changed.grid
+        let reachable = current.bounds.intersection(PixelRect(x: dx, y: dy, width: current.width, height: current.height))
+        var matched: PixelRect?
+        var matchedTiles = 0
+        // A tile that differs usually does so in its first row, so a wrong offset costs little.
+        for tile in changed.tiles {
+            let part = grid.rect(of: tile).intersection(reachable)
+            guard !part.isEmpty, equal(current, part, previous, dx: dx, dy: dy) else { continue }
+            matchedTiles += 1
+            matched = matched.map { $0.union(part) } ?? part
+        }
+        guard let destination = matched, matchedTiles >= minimumTiles else { return nil }
+        // Copying over tiles that did not move would damage them; allow a few (a window's frame,
+        // an overlay that stayed), not a rectangle that is mostly something else.
+        let covered = grid.tiles(overlapping: [destination]).count
+        guard matchedTiles * 4 >= covered * 3 else { return nil }
+        let grown = grow(destination, within: reachable, by: grid.tileSize, dx: dx, dy: dy, previous: previous, current: current)
+        return ScrollDetector.Move(source: PixelRect(x: grown.x - dx, y: grown.y - dy, width: grown.width, height: grown.height),
+                                   destination: grown)
+    }
+
+    /// Widens `rect` a row or column at a time (up to `limit` on each side) while the pixels it
+    /// takes in also match: whole tiles stop short of a window's edges, the copy need not.
+    static func grow(_ rect: PixelRect, within reachable: PixelRect, by limit: Int, dx: Int, dy: Int, previous: PixelBuffer,
+                     current: PixelBuffer) -> PixelRect {
+        var rect = rect
+        func matches(_ strip: PixelRect) -> Bool {
+            current.bytes.withUnsafeBytes { new in
+                previous.bytes.withUnsafeBytes { old in
+                    (strip.y..<strip.maxY).allSatisfy { row in
+                        TileComparison.rowsEqual(new.baseAddress! + row * current.bytesPerRow + strip.x * 4,
+                                                 old.baseAddress! + (row - dy) * previous.bytesPerRow + (strip.x - dx) * 4, pixels: strip.width)
+                    }
+                }
+            }
+        }
+        var steps = 0
+        while steps < limit, rect.x > reachable.x, matches(PixelRect(x: rect.x - 1, y: rect.y, width: 1, height: rect.height)) {
+            rect = PixelRect(x: rect.x - 1, y: rect.y, width: rect.width + 1, height: rect.height)
+            steps += 1
+        }
+        steps = 0
+        while steps < limit, rect.maxX < reachable.maxX, matches(PixelRect(x: rect.maxX, y: rect.y, width: 1, height: rect.height)) {
+            rect = PixelRect(x: rect.x, y: rect.y, width: rect.width + 1, height: rect.height)
+            steps += 1
+        }
+        steps = 0
+        while steps < limit, rect.y > reachable.y, matches(PixelRect(x: rect.x, y: rect.y - 1, width: rect.width, height: 1)) {
+            rect = PixelRect(x: rect.x, y: rect.y - 1, width: rect.width, height: rect.height + 1)
+            steps += 1
+        }
+        steps = 0
+        while steps < limit, rect.maxY < reachable.maxY, matches(PixelRect(x: rect.x, y: rect.maxY, width: rect.width, height: 1)) {
+            rect = PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height + 1)
+            steps += 1
+        }
+        return rect
+    }
+
+    static func equal(_ current: PixelBuffer, _ rect: PixelRect, _ previous: PixelBuffer, dx: Int, dy: Int) -> Bool {
+        current.bytes.withUnsafeBytes { new in
+            previous.bytes.withUnsafeBytes { old in
+                for row in rect.y..<rect.maxY {
+                    let target = new.baseAddress! + row * current.bytesPerRow + rect.x * 4
+                    let source = old.baseAddress! + (row - dy) * previous.bytesPerRow + (rect.x - dx) * 4
+                    if !TileComparison.rowsEqual(target, source, pixels: rect.width) { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    /// Offsets with at least `minimumVotes` votes, most first (at most four: each is verified).
+    static func votes(previous: PixelBuffer, current: PixelBuffer, changed: TileMask, area: PixelRect) -> [(dx: Int, dy: Int)] {
+        let anchors = Anchors(current, changed: changed, area: area)
+        guard !anchors.positions.isEmpty else { return [] }
+        var votes: [Int: Int] = [:]  // key: packed offset
+        var hits = 0
+        let width = anchorWidth, limit = 50_000
+        previous.bytes.withUnsafeBytes { raw in
+            let base = raw.baseAddress!
+            rows: for row in area.y..<area.maxY {
+                let line = base + row * previous.bytesPerRow
+                var hash: UInt64 = 0
+                for x in area.x..<(area.x + width) { hash = hash &* Anchors.base &+ UInt64(line.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self) & 0xFF_FFFF) }
+                var x = area.x
+                while true {
+                    if anchors.mayContain(hash), let found = anchors.positions[hash] {
+                        for anchor in found where anchor.x != x || anchor.y != row {
+                            votes[Self.pack(dx: anchor.x - x, dy: anchor.y - row), default: 0] += 1
+                            hits += 1
+                        }
+                        if hits >= limit { break rows }
+                    }
+                    let next = x + width
+                    guard next < area.maxX else { break }
+                    let leaving = UInt64(line.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self) & 0xFF_FFFF)
+                    let entering = UInt64(line.loadUnaligned(fromByteOffset: next * 4, as: UInt32.self) & 0xFF_FFFF)
+                    hash = (hash &- leaving &* Anchors.leadingPower) &* Anchors.base &+ entering
+                    x += 1
+                }
+            }
+        }
+        return votes.filter { $0.value >= minimumVotes }.sorted { $0.value > $1.value }.prefix(4).map { unpack($0.key) }
+    }
+
+    static func pack(dx: Int, dy: Int) -> Int { (dy + 0x8000) << 16 | (dx + 0x8000) }
+    static func unpack(_ key: Int) -> (dx: Int, dy: Int) { (dx: (key & 0xFFFF) - 0x8000, dy: (key >> 16) - 0x8000) }
+}
+
+/// Hashes of short segments of the new screen, spread over its changed tiles, with a bitmap that
+/// answers most misses of the rolling scan without a dictionary lookup.
+struct Anchors {
+    static let base: UInt64 = 0x100_0000_01B3
+    /// base^(anchorWidth − 1): what the leaving pixel contributes to a rolling hash.
+    static let leadingPower: UInt64 = (1..<MoveDetector.anchorWidth).reduce(1) { power, _ in power &* base }
+    static let rowsSampled = 48, perRow = 16
+
+    var positions: [UInt64: [(x: Int, y: Int)]] = [:]
+    private var filter = [UInt64](repeating: 0, count: 1 << 10)  // 65,536 bits
+
+    init(_ image: PixelBuffer, changed: TileMask, area: PixelRect) {
+        let width = MoveDetector.anchorWidth
+        let rowStep = max(1, area.height / Self.rowsSampled), columnStep = max(width, area.width / Self.perRow)
+        image.bytes.withUnsafeBytes { raw in
+            for row in stride(from: area.y + rowStep / 2, to: area.maxY, by: rowStep) {
+                let line = raw.baseAddress! + row * image.bytesPerRow
+                for x in stride(from: area.x, through: area.maxX - width, by: columnStep) {
+                    guard changed.contains(TileGrid.Tile(column: x / changed.grid.tileSize, row: row / changed.grid.tileSize)) else { continue }
+                    var hash: UInt64 = 0
+                    var uniform = true
+                    let first = line.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self) & 0xFF_FFFF
+                    for column in x..<(x + width) {
+                        let pixel = line.loadUnaligned(fromByteOffset: column * 4, as: UInt32.self) & 0xFF_FFFF
+                        uniform = uniform && pixel == first
+                        hash = hash &* Self.base &+ UInt64(pixel)
+                    }
+                    // One colour matches everywhere: it would vote for every offset.
+                    guard !uniform else { continue }
+                    if positions[hash, default: []].count < 2 { positions[hash, default: []].append((x, row)) }
+                    filter[Int(hash >> 6 & 0x3FF)] |= 1 << (hash & 63)
+                }
+            }
+        }
+    }
+
+    func mayContain(_ hash: UInt64) -> Bool { filter[Int(hash >> 6 & 0x3FF)] & (1 << (hash & 63)) != 0 }
+}
