@@ -35,20 +35,27 @@ public struct MoveDetector: Sendable {
         if let last = lastOffset, let move = Self.verified(dx: last.dx, dy: last.dy, previous: previous, current: current, changed: changed) {
             return move
         }
-        guard skipSearches == 0 else {
+        // A small change costs little to search; only large ones that found nothing back off.
+        let large = changed.count >= Self.largeChangeTiles
+        if large && skipSearches > 0 {
             skipSearches -= 1
             return nil
         }
         for offset in Self.votes(previous: previous, current: current, changed: changed, area: area) {
             if let move = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
                 lastOffset = offset
+                skipSearches = 0
                 return move
             }
         }
-        lastOffset = nil
-        skipSearches = Self.searchBackoff
+        // The last offset stays a candidate: a click's answer between two scroll steps is no
+        // reason to stop expecting the scroll.
+        if large { skipSearches = Self.searchBackoff }
         return nil
     }
+
+    /// Changes of at least this many tiles back off after a failed search.
+    static let largeChangeTiles = 16
 
     /// The tiles of `changed` whose pixels equal `previous` at the offset (the part of each tile
     /// whose source lies on the screen), as one rectangle: their bounding box when at least three
@@ -77,27 +84,53 @@ public struct MoveDetector: Sendable {
     }
 
     /// Widens `rect` a row or column at a time (up to `limit` on each side) while the pixels it
-    /// takes in also match: whole tiles stop short of a window's edges, the copy need not.
+    /// takes in also match: whole tiles stop short of a window's edges, the copy need not. A strip
+    /// counts as matching when at most one in eight of its 16-pixel pieces differs: a still
+    /// overlay (the pointer, a dialog's edge) must not stop the copy of the page under it, and
+    /// what the copy gets wrong there is compared again and sent after it.
     static func grow(_ rect: PixelRect, within reachable: PixelRect, by limit: Int, dx: Int, dy: Int, previous: PixelBuffer,
                      current: PixelBuffer) -> PixelRect {
         var rect = rect
         func matches(_ strip: PixelRect) -> Bool {
             current.bytes.withUnsafeBytes { new in
                 previous.bytes.withUnsafeBytes { old in
-                    (strip.y..<strip.maxY).allSatisfy { row in
-                        TileComparison.rowsEqual(new.baseAddress! + row * current.bytesPerRow + strip.x * 4,
-                                                 old.baseAddress! + (row - dy) * previous.bytesPerRow + (strip.x - dx) * 4, pixels: strip.width)
+                    let piece = 16
+                    var pieces = 0, differing = 0
+                    for row in strip.y..<strip.maxY {
+                        var x = strip.x
+                        while x < strip.maxX {
+                            let width = min(piece, strip.maxX - x)
+                            pieces += 1
+                            if !TileComparison.rowsEqual(new.baseAddress! + row * current.bytesPerRow + x * 4,
+                                                         old.baseAddress! + (row - dy) * previous.bytesPerRow + (x - dx) * 4, pixels: width) {
+                                differing += 1
+                            }
+                            x += width
+                        }
                     }
+                    return differing * 8 <= pieces
                 }
             }
         }
+        // A column is one pixel wide: its pieces run down it instead.
+        func columnMatches(_ x: Int) -> Bool {
+            var pieces = 0, differing = 0
+            var y = rect.y
+            while y < rect.maxY {
+                let height = min(16, rect.maxY - y)
+                pieces += 1
+                if !(y..<(y + height)).allSatisfy({ current.pixel(x: x, y: $0) == previous.pixel(x: x - dx, y: $0 - dy) }) { differing += 1 }
+                y += height
+            }
+            return differing * 8 <= pieces
+        }
         var steps = 0
-        while steps < limit, rect.x > reachable.x, matches(PixelRect(x: rect.x - 1, y: rect.y, width: 1, height: rect.height)) {
+        while steps < limit, rect.x > reachable.x, columnMatches(rect.x - 1) {
             rect = PixelRect(x: rect.x - 1, y: rect.y, width: rect.width + 1, height: rect.height)
             steps += 1
         }
         steps = 0
-        while steps < limit, rect.maxX < reachable.maxX, matches(PixelRect(x: rect.maxX, y: rect.y, width: 1, height: rect.height)) {
+        while steps < limit, rect.maxX < reachable.maxX, columnMatches(rect.maxX) {
             rect = PixelRect(x: rect.x, y: rect.y, width: rect.width + 1, height: rect.height)
             steps += 1
         }

@@ -69,7 +69,10 @@ struct ProbeCommand: ParsableCommand {
             }
             if moving {
                 step += 1
-                let offset = (step * 5) % width
+                // Back and forth across the picture (twice the screen's width): a scroll that
+                // wrapped around would jump, a change of page rather than motion.
+                let travel = (step * 5) % (2 * width)
+                let offset = travel <= width ? travel : 2 * width - travel
                 for rect in around {
                     switch motionKind {
                     case .scroll:

@@ -161,11 +161,13 @@ import ZRCProtocol
             return image
         }
         var detector = MoveDetector()
-        let grid = TileGrid(width: 320, height: 192, tileSize: 64)
+        let grid = TileGrid(width: 320, height: 192, tileSize: 32)
         #expect(detector.move(previous: banded(0), current: banded(1), changed: .all(grid)) == nil)
         #expect(detector.lastOffset == nil)
+        #expect(detector.move(previous: banded(1), current: banded(2), changed: .all(grid)) == nil)
         // A moved picture is found again once the backoff has passed, and its offset kept.
         let a = Self.view(of: picture, from: 100, width: 320), b = Self.view(of: picture, from: 107, width: 320)
+        #expect(detector.move(previous: a, current: b, changed: .all(grid)) == nil, "searches back off after one found nothing")
         var found: ScrollDetector.Move?
         for _ in 0...10 where found == nil { found = detector.move(previous: a, current: b, changed: .all(grid)) }
         let move = try? #require(found)
