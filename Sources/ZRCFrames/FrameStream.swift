@@ -106,12 +106,15 @@ public struct FrameStream: Sendable {
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
-        let copies = applyMoves(within: changed, screen: screen)
+        let (copies, exact) = applyMoves(within: changed, screen: screen)
         if !copies.isEmpty {
             // What the moves did not bring up to date: tiles that had changed, and any a copy
-            // covered without fixing (a window's frame, an overlay that stayed put).
-            let destinations = copies.map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) }
-            changed = planner.changedTiles(previous: sent, current: screen, hints: changed.mergedRects() + destinations)
+            // covered without fixing (a window's frame, an overlay that stayed put) — not those
+            // the move was checked to make exact, pixel by pixel.
+            var unsure = changed
+            unsure.insert(covering: copies.map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) })
+            for tile in exact { unsure.remove(tile) }
+            changed = planner.changedTiles(previous: sent, current: screen, hints: unsure.mergedRects())
         }
         let part = firstPart(of: changed, pixels: configuration.maximumUpdatePixels, focus: configuration.focus)
         if part.count < changed.count {
@@ -262,19 +265,29 @@ public struct FrameStream: Sendable {
     /// Content that moved (a scroll) goes as copy rects, applied to `sent` as the controller will
     /// apply them; tiles sent lossily move with their pixels, so they are still refined.
     /// Worth looking only for a change of some height, when the controller takes copy rects.
-    /// Vertical scrolls first (several runs of rows at one offset); failing that, one area moved
-    /// in any direction.
-    private mutating func applyMoves(within changed: TileMask, screen: PixelBuffer) -> [FrameRect] {
+    /// Moves that bring `sent` closer to `screen`, applied to `sent`, as copy rects; with the
+    /// tiles they were checked to make exact. A move that goes on as the last one went is taken
+    /// at once; else vertical scrolls (several runs of rows at one offset), and failing those,
+    /// one area moved in any direction.
+    private mutating func applyMoves(within changed: TileMask, screen: PixelBuffer) -> (copies: [FrameRect], exact: [TileGrid.Tile]) {
         guard configuration.encodings.contains(.copyRects), sent.width == screen.width, sent.height == screen.height,
               let area = changed.bounds
-        else { return [] }
-        var moves = area.height >= 2 * ScrollDetector.minimumRunRows ? ScrollDetector.moves(previous: sent, current: screen, within: area) : []
-        // Runs of whole rows cover a scrolled terminal; when they cover little of the change
-        // (a window moved up, content beside it), a move of one area may do better.
-        let rowsMoved = moves.reduce(0) { $0 + $1.destination.area }
-        if rowsMoved * 2 < area.area, let move = moveDetector.move(previous: sent, current: screen, changed: changed),
-           move.destination.area > rowsMoved {
-            moves = [move]
+        else { return ([], []) }
+        var moves: [ScrollDetector.Move] = []
+        var exact: [TileGrid.Tile] = []
+        if let found = moveDetector.continued(previous: sent, current: screen, changed: changed), found.move.destination.area * 2 >= area.area {
+            moves = [found.move]
+            exact = found.exactTiles
+        } else {
+            moves = area.height >= 2 * ScrollDetector.minimumRunRows ? ScrollDetector.moves(previous: sent, current: screen, within: area) : []
+            // Runs of whole rows cover a scrolled terminal; when they cover little of the change
+            // (a window moved up, content beside it), a move of one area may do better.
+            let rowsMoved = moves.reduce(0) { $0 + $1.destination.area }
+            if rowsMoved * 2 < area.area, let found = moveDetector.move(previous: sent, current: screen, changed: changed),
+               found.move.destination.area > rowsMoved {
+                moves = [found.move]
+                exact = found.exactTiles
+            }
         }
         var copies: [FrameRect] = []
         for move in moves {
@@ -289,7 +302,7 @@ public struct FrameStream: Sendable {
             }
             copies.append(UpdatePlanner.frameRect(move.destination, .copy(sourceX: UInt16(move.source.x), sourceY: UInt16(move.source.y))))
         }
-        return copies
+        return (copies, exact)
     }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {

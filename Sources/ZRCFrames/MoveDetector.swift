@@ -25,16 +25,27 @@ public struct MoveDetector: Sendable {
 
     public init() {}
 
+    /// A move found, and the tiles it makes exact: whole tiles whose every pixel was compared. The
+    /// rest of its rectangle (tiles on its edges, a few it covers without fixing) must be compared
+    /// again after it is applied.
+    public struct Found: Sendable {
+        public var move: ScrollDetector.Move
+        public var exactTiles: [TileGrid.Tile]
+    }
+
+    /// The last move's offset, if it still brings at least `minimumTiles` of `changed` up to date
+    /// (cheap: motion usually goes on as it went).
+    public func continued(previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> Found? {
+        guard let last = lastOffset, previous.width == current.width, previous.height == current.height else { return nil }
+        return Self.verified(dx: last.dx, dy: last.dy, previous: previous, current: current, changed: changed)
+    }
+
     /// The move that brings the most of `changed` (tiles of `current`) up to date from `previous`
-    /// (same size), if one does for at least `minimumTiles` tiles. Its rectangle may also cover a
-    /// few tiles the move does not fix (a window's border, an unmoved overlay): the caller compares
-    /// again after applying it.
-    public mutating func move(previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> ScrollDetector.Move? {
+    /// (same size), if one does for at least `minimumTiles` tiles: the last offset, else a search.
+    public mutating func move(previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> Found? {
         precondition(previous.width == current.width && previous.height == current.height, "images of different sizes")
         guard let area = changed.bounds, area.width >= Self.anchorWidth, changed.count >= Self.minimumTiles else { return nil }
-        if let last = lastOffset, let move = Self.verified(dx: last.dx, dy: last.dy, previous: previous, current: current, changed: changed) {
-            return move
-        }
+        if let found = continued(previous: previous, current: current, changed: changed) { return found }
         // A small change costs little to search; only large ones that found nothing back off.
         let large = changed.count >= Self.largeChangeTiles
         if large && skipSearches > 0 {
@@ -42,10 +53,10 @@ public struct MoveDetector: Sendable {
             return nil
         }
         for offset in Self.votes(previous: previous, current: current, changed: changed, area: area) {
-            if let move = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
+            if let found = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
                 lastOffset = offset
                 skipSearches = 0
-                return move
+                return found
             }
         }
         // The last offset stays a candidate: a click's answer between two scroll steps is no
@@ -60,17 +71,20 @@ public struct MoveDetector: Sendable {
     /// The tiles of `changed` whose pixels equal `previous` at the offset (the part of each tile
     /// whose source lies on the screen), as one rectangle: their bounding box when at least three
     /// quarters of its tiles match, nil otherwise.
-    static func verified(dx: Int, dy: Int, previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> ScrollDetector.Move? {
+    static func verified(dx: Int, dy: Int, previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> Found? {
         guard dx != 0 || dy != 0 else { return nil }
         let grid = changed.grid
         let reachable = current.bounds.intersection(PixelRect(x: dx, y: dy, width: current.width, height: current.height))
         var matched: PixelRect?
         var matchedTiles = 0
+        var exactTiles: [TileGrid.Tile] = []
         // A tile that differs usually does so in its first row, so a wrong offset costs little.
         for tile in changed.tiles {
-            let part = grid.rect(of: tile).intersection(reachable)
+            let whole = grid.rect(of: tile)
+            let part = whole.intersection(reachable)
             guard !part.isEmpty, equal(current, part, previous, dx: dx, dy: dy) else { continue }
             matchedTiles += 1
+            if part == whole { exactTiles.append(tile) }
             matched = matched.map { $0.union(part) } ?? part
         }
         guard let destination = matched, matchedTiles >= minimumTiles else { return nil }
@@ -79,8 +93,9 @@ public struct MoveDetector: Sendable {
         let covered = grid.tiles(overlapping: [destination]).count
         guard matchedTiles * 4 >= covered * 3 else { return nil }
         let grown = grow(destination, within: reachable, by: grid.tileSize, dx: dx, dy: dy, previous: previous, current: current)
-        return ScrollDetector.Move(source: PixelRect(x: grown.x - dx, y: grown.y - dy, width: grown.width, height: grown.height),
-                                   destination: grown)
+        return Found(move: ScrollDetector.Move(source: PixelRect(x: grown.x - dx, y: grown.y - dy, width: grown.width, height: grown.height),
+                                               destination: grown),
+                     exactTiles: exactTiles)
     }
 
     /// Widens `rect` a row or column at a time (up to `limit` on each side) while the pixels it

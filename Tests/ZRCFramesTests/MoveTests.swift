@@ -169,7 +169,7 @@ import ZRCProtocol
         let a = Self.view(of: picture, from: 100, width: 320), b = Self.view(of: picture, from: 107, width: 320)
         #expect(detector.move(previous: a, current: b, changed: .all(grid)) == nil, "searches back off after one found nothing")
         var found: ScrollDetector.Move?
-        for _ in 0...10 where found == nil { found = detector.move(previous: a, current: b, changed: .all(grid)) }
+        for _ in 0...10 where found == nil { found = detector.move(previous: a, current: b, changed: .all(grid))?.move }
         let move = try? #require(found)
         #expect(move?.destination.x == 0 && move?.source.x == 7)
         #expect(detector.lastOffset?.dx == -7 && detector.lastOffset?.dy == 0)
