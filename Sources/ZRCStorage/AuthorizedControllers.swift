@@ -35,8 +35,8 @@ public struct AuthorizedController: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encodePublicKey(publicKey, forKey: .publicKey)
-        try container.encode(pairedAt, forKey: .pairedAt)
-        try container.encodeIfPresent(lastSeen, forKey: .lastSeen)
+        try container.encode(InternetDateTime.format(pairedAt), forKey: .pairedAt)
+        try container.encodeIfPresent(lastSeen.map(InternetDateTime.format), forKey: .lastSeen)
         try container.encode(lastHandshakeMicros, forKey: .lastHandshakeMicros)
     }
 }

@@ -56,11 +56,7 @@ extension KeyedDecodingContainer {
     /// strategy reports the enclosing object instead).
     func decodeDate(forKey key: Key) throws -> Date {
         let text = try decode(String.self, forKey: key)
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
+        if let date = InternetDateTime.parse(text) { return date }
         throw DecodingError.dataCorruptedError(
             forKey: key, in: self, debugDescription: "expected an RFC 3339 date-time such as 2026-11-22T09:30:00Z, got `\(text)`")
     }

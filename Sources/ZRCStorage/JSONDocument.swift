@@ -5,7 +5,6 @@ import Foundation
 public enum JSONDocument {
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], path: String) throws(StorageError) -> T {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         do {
             return try decoder.decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {
@@ -17,7 +16,8 @@ public enum JSONDocument {
 
     public static func encode<T: Encodable>(_ value: T, path: String) throws(StorageError) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        // Dates are written as RFC 3339 strings by their owners (`InternetDateTime`), not by a
+        // strategy that would load ICU's time-zone data.
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             return Array(try encoder.encode(value)) + [0x0A]

@@ -57,8 +57,8 @@ public struct KnownHost: Codable, Sendable, Equatable {
         try container.encode(hostName, forKey: .hostName)
         try container.encodePublicKey(publicKey, forKey: .publicKey)
         try container.encode(addresses, forKey: .addresses)
-        try container.encode(pairedAt, forKey: .pairedAt)
-        try container.encodeIfPresent(lastSeen, forKey: .lastSeen)
+        try container.encode(InternetDateTime.format(pairedAt), forKey: .pairedAt)
+        try container.encodeIfPresent(lastSeen.map(InternetDateTime.format), forKey: .lastSeen)
     }
 }
 
