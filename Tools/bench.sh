@@ -21,10 +21,11 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 echo "== build (release) ==" >&2
-swift build -c release --product zrc-bench 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
+# Linked like the product (Tools/zrc.sh): the host it measures has the same resident memory.
+swift build -c release --static-swift-stdlib --product zrc-bench 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
 # The network laboratory's delay helper, beside zrc-bench (`links`, `lab-check`).
-swift build -c release --product zrc-netdelay 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
-bench="$(swift build -c release --show-bin-path)/zrc-bench"
+swift build -c release --static-swift-stdlib --product zrc-netdelay 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
+bench="$(swift build -c release --static-swift-stdlib --show-bin-path)/zrc-bench"
 
 if [[ $# -gt 0 ]]; then exec "$bench" "$@"; fi
 "$bench" pipeline

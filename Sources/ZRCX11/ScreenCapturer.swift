@@ -5,10 +5,10 @@ public import Logging
 /// Captures rectangles of the root window as BGRX pixels, through MIT-SHM when the server allows
 /// it and through core GetImage otherwise.
 ///
-/// The shared-memory segment holds a band of whole screen rows (about 2 MiB; a larger area is read
+/// The shared-memory segment holds a band of whole screen rows (about 1 MiB; a larger area is read
 /// band by band), is private to this user (mode 0600) and is already marked for removal while in
 /// use (see `SharedMemorySegment`). A band rather than the whole screen keeps 6 MB of a 1080p
-/// screen (and 30 of a 4K one) out of the host's memory for one more round trip per 2 MiB read. When MIT-SHM is missing,
+/// screen (and 31 of a 4K one) out of the host's memory for one more round trip per 1 MiB read. When MIT-SHM is missing,
 /// turned off, or fails (on setup or on a capture), the capturer logs why and uses GetImage from
 /// then on; `method` and `fallbackReason` tell which is in use.
 ///
@@ -23,7 +23,7 @@ public final class ScreenCapturer {
     private var segment: SharedMemorySegment?
     private let logger: Logger
     /// The shared-memory segment's size, about: a band of rows of this many bytes.
-    static let segmentBytes = 2 << 20
+    static let segmentBytes = 1 << 20
 
     /// - Parameters:
     ///   - useSharedMemory: false forces GetImage (for tests, or X servers where MIT-SHM misbehaves).
