@@ -102,7 +102,7 @@ actor SessionStreamer {
     /// Waiting on the screen then would return at once, again and again: a controller that
     /// stopped acknowledging made the host spin a core.
     private var awaitingAcknowledgement: Bool {
-        !stream.canSend || !pacer.maySend || (refinementDue && !stream.inFlight.isEmpty)
+        !stream.canSend || !(pacer.maySend || inputCreditReady) || (refinementDue && !stream.inFlight.isEmpty)
     }
 
     private func waitForAcknowledgement(timeout: Duration) async {
@@ -133,13 +133,45 @@ actor SessionStreamer {
     private var lastInput: (x: Int, y: Int, micros: UInt64)?
 
     func noteInput(_ event: InputEvent) {
+        let now = WireClock.monotonicMicros()
         switch event {
         case .pointerMove(let x, let y), .button(_, _, let x, let y), .scroll(_, _, let x, let y):
-            lastInput = (Int(x), Int(y), WireClock.monotonicMicros())
+            lastInput = (Int(x), Int(y), now)
         case .key, .text:
-            if let last = lastInput { lastInput = (last.x, last.y, WireClock.monotonicMicros()) }
+            if let last = lastInput { lastInput = (last.x, last.y, now) }
+        }
+        switch event {
+        case .button(_, true, _, _), .key(_, true, _), .scroll, .text:
+            inputCredit = now
+            // Look again once the application has had a moment to draw its answer.
+            Task { [weak self] in
+                try? await Task.sleep(for: .microseconds(Int64(Self.answerDelayMicros)))
+                await self?.wakeAcknowledgementWaiter()
+            }
+        case .pointerMove, .button, .key:
+            break
         }
     }
+
+    /// When input that usually gets an answer on screen (a press, a scroll, typed text) arrived
+    /// and no update has yet left on its behalf: one small update may then leave ahead of the
+    /// pacer (see `inputCreditReady`).
+    private var inputCredit: UInt64?
+    /// The application's time to draw its answer: an update captured sooner would leave without it.
+    static let answerDelayMicros: UInt64 = 3_000
+    /// A credit not used by then (nothing changed on screen) lapses.
+    static let creditLifetimeMicros: UInt64 = 250_000
+
+    /// Whether the answer to recent input may leave now though the path is full: one update of
+    /// the tiles around the input, sized to cross in `creditTransferMicros`. It waits behind at
+    /// most what is already in flight — a few milliseconds of motion — instead of also behind
+    /// the pacer's next opening and the parts of motion queued for it.
+    private var inputCreditReady: Bool {
+        guard let at = inputCredit else { return false }
+        let age = WireClock.monotonicMicros() &- at
+        return age >= Self.answerDelayMicros && age < Self.creditLifetimeMicros
+    }
+    static let creditTransferMicros = 5_000.0
 
     /// The focus for the next update, in the picture's pixels: input within the last second.
     private func inputFocus() -> (x: Int, y: Int)? {
@@ -203,10 +235,14 @@ actor SessionStreamer {
     }
 
     /// Changed pixels the next update may carry: what crosses the path in `updateTransferMicros`
-    /// at the recent cost per pixel (no limit until both are known, or on a fast path).
-    private func updatePixelBudget() -> Int {
+    /// at the recent cost per pixel (no limit until both are known, or on a fast path) — half
+    /// that while input is recent, so its answer never queues behind much motion, and only
+    /// `creditTransferMicros` for an update sent on an input credit.
+    private func updatePixelBudget(credited: Bool) -> Int {
         guard sharing.splitsLargeUpdates, let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
-        let bytes = max(16_384, rate * Self.updateTransferMicros / 1_000_000)
+        let interactive = lastInput.map { WireClock.monotonicMicros() &- $0.micros < 1_000_000 } ?? false
+        let micros = credited ? Self.creditTransferMicros : interactive ? Self.updateTransferMicros / 2 : Self.updateTransferMicros
+        let bytes = max(credited ? 4096 : 16_384, rate * micros / 1_000_000)
         return max(4096, Int(min(Double(Int.max / 2), bytes / bytesPerPixel)))
     }
 
@@ -243,12 +279,13 @@ actor SessionStreamer {
 
     private func stepFrames() async throws {
         try await probeRoundTrip()
-        guard stream.canSend, pacer.maySend else { return }
+        guard stream.canSend, pacer.maySend || inputCreditReady else { return }
+        let credited = !pacer.maySend
         changeOwed = false
         let started = WireClock.monotonicMicros()
         let capture = try await sharing.source.capture(for: viewer)
         let picture = try await picture(of: capture)
-        stream.configuration.maximumUpdatePixels = updatePixelBudget()
+        stream.configuration.maximumUpdatePixels = updatePixelBudget(credited: credited)
         stream.configuration.focus = inputFocus()
         encoder.picture = SharedEncodings.Picture(generation: sharing.sharesEncodings ? capture.generation : 0,
                                                   mapping: scaler == nil ? nil : announcedMapping)
@@ -262,6 +299,7 @@ actor SessionStreamer {
             isRefinement = update != nil
         }
         guard var update else { return }
+        if credited || inputCreditReady { inputCredit = nil }
         update.sendMicros = WireClock.monotonicMicros()
         sentAt[update.frameID] = update.sendMicros
         let bytesBefore = await connection.sentBytes
