@@ -15,13 +15,9 @@ public struct MoveDetector: Sendable {
     static let minimumVotes = 3
     /// Tiles that must match before a move is worth a copy rect.
     static let minimumTiles = 2
-    /// After a vote finds nothing, this many offers skip it (a video or a fade would otherwise pay
-    /// for a full search on every frame); the last offset is still tried every time.
-    static let searchBackoff = 8
 
     /// The offset (destination − source) of the last move found.
     public private(set) var lastOffset: (dx: Int, dy: Int)?
-    private var skipSearches = 0
 
     public init() {}
 
@@ -46,27 +42,16 @@ public struct MoveDetector: Sendable {
         precondition(previous.width == current.width && previous.height == current.height, "images of different sizes")
         guard let area = changed.bounds, area.width >= Self.anchorWidth, changed.count >= Self.minimumTiles else { return nil }
         if let found = continued(previous: previous, current: current, changed: changed) { return found }
-        // A small change costs little to search; only large ones that found nothing back off.
-        let large = changed.count >= Self.largeChangeTiles
-        if large && skipSearches > 0 {
-            skipSearches -= 1
-            return nil
-        }
         for offset in Self.votes(previous: previous, current: current, changed: changed, area: area) {
             if let found = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
                 lastOffset = offset
-                skipSearches = 0
                 return found
             }
         }
         // The last offset stays a candidate: a click's answer between two scroll steps is no
         // reason to stop expecting the scroll.
-        if large { skipSearches = Self.searchBackoff }
         return nil
     }
-
-    /// Changes of at least this many tiles back off after a failed search.
-    static let largeChangeTiles = 16
 
     /// The tiles of `changed` whose pixels equal `previous` at the offset (the part of each tile
     /// whose source lies on the screen), as one rectangle: their bounding box when at least three
@@ -182,9 +167,14 @@ public struct MoveDetector: Sendable {
         var votes: [Int: Int] = [:]  // key: packed offset
         var hits = 0
         let width = anchorWidth, limit = 50_000
+        // Every fourth row of a tall area: anchors lie on rows of every remainder (see
+        // `Anchors`), so whatever the vertical offset, a quarter of them are scanned — dozens of
+        // votes for a real move, at a quarter of the cost. A search that finds nothing (every
+        // frame of a video) then costs about a millisecond at 1080p, so it is never skipped.
+        let rowStride = area.height >= 128 ? 4 : 1
         previous.bytes.withUnsafeBytes { raw in
             let base = raw.baseAddress!
-            rows: for row in area.y..<area.maxY {
+            rows: for row in stride(from: area.y, to: area.maxY, by: rowStride) {
                 let line = base + row * previous.bytesPerRow
                 var hash: UInt64 = 0
                 for x in area.x..<(area.x + width) { hash = hash &* Anchors.base &+ UInt64(line.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self) & 0xFF_FFFF) }
@@ -228,7 +218,9 @@ struct Anchors {
         let width = MoveDetector.anchorWidth
         let rowStep = max(1, area.height / Self.rowsSampled), columnStep = max(width, area.width / Self.perRow)
         image.bytes.withUnsafeBytes { raw in
-            for row in stride(from: area.y + rowStep / 2, to: area.maxY, by: rowStep) {
+            for (index, sampled) in stride(from: area.y + rowStep / 2, to: area.maxY, by: rowStep).enumerated() {
+                // Rows of every remainder modulo 4, for the scan's every-fourth-row stride.
+                let row = min(area.maxY - 1, sampled + index % 4)
                 let line = raw.baseAddress! + row * image.bytesPerRow
                 for x in stride(from: area.x, through: area.maxX - width, by: columnStep) {
                     guard changed.contains(TileGrid.Tile(column: x / changed.grid.tileSize, row: row / changed.grid.tileSize)) else { continue }
