@@ -133,8 +133,7 @@ enum BenchDisplay {
         guard FileManager.default.isExecutableFile(atPath: xvfb) else {
             throw ValidationError("Xvfb is not installed: run Tools/install-deps.sh (package xvfb), or pass --display")
         }
-        for number in 400..<500 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
-            && !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
+        for number in 400..<500 where !isHeld(number) {
             let name = ":\(number)"
             let server = try BenchChild("Xvfb \(name)", executable: xvfb,
                                         arguments: [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
@@ -147,6 +146,19 @@ enum BenchDisplay {
             server.stop()
         }
         throw ValidationError("could not start Xvfb on any display :400–:499")
+    }
+
+    /// Whether a running X server holds display `number`: its lock file names a live process.
+    /// A lock or socket left by a server that was killed does not count (Xvfb replaces both), so
+    /// interrupted benchmarks never use up the display numbers.
+    static func isHeld(_ number: Int) -> Bool {
+        guard let text = try? String(contentsOfFile: "/tmp/.X\(number)-lock", encoding: .ascii) else {
+            // No lock: a socket alone may still belong to a server started otherwise.
+            return FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+                && (try? X11Connection(displayName: ":\(number)")) != nil
+        }
+        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return true }
+        return kill(pid, 0) == 0 || errno == EPERM
     }
 }
 
