@@ -106,15 +106,31 @@ public struct FrameStream: Sendable {
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
-        let (copies, exact) = applyMoves(within: changed, screen: screen)
-        if !copies.isEmpty {
+        var (copies, exact) = applyMoves(within: changed, screen: screen)
+        var moved = copies.count
+        while moved > 0 {
             // What the moves did not bring up to date: tiles that had changed, and any a copy
             // covered without fixing (a window's frame, an overlay that stayed put) — not those
             // the move was checked to make exact, pixel by pixel.
             var unsure = changed
-            unsure.insert(covering: copies.map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) })
+            unsure.insert(covering: copies.suffix(moved).map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) })
             for tile in exact { unsure.remove(tile) }
             changed = planner.changedTiles(previous: sent, current: screen, hints: unsure.mergedRects())
+            // Content left at another offset (a capture taken between two drawing requests, parts
+            // of a change sent at different times) may have moved too: a few more moves, each
+            // found and checked on the picture the ones before it left.
+            moved = 0
+            // Copies move at most the screen's area per update (a limit the controller checks).
+            let copied = copies.reduce(0) { $0 + Int($1.width) * Int($1.height) }
+            guard copies.count < Self.maximumMoves,
+                  let found = moveDetector.move(previous: sent, current: screen, changed: changed, remembering: false),
+                  // Progress: whole tiles made exact, never a copy that only shuffles what is left.
+                  found.exactTiles.count >= 2,
+                  copied + found.move.destination.area <= screen.width * screen.height
+            else { break }
+            copies.append(apply(found.move))
+            exact = found.exactTiles
+            moved = 1
         }
         let part = firstPart(of: changed, pixels: configuration.maximumUpdatePixels, focus: configuration.focus)
         if part.count < changed.count {
@@ -289,20 +305,25 @@ public struct FrameStream: Sendable {
                 exact = found.exactTiles
             }
         }
-        var copies: [FrameRect] = []
-        for move in moves {
-            sent.move(move.source, to: move.destination)
-            if var mask = lossy {
-                let moved = mask.tiles.map { mask.grid.rect(of: $0).intersection(move.source) }.filter { !$0.isEmpty }.map {
-                    PixelRect(x: $0.x + move.destination.x - move.source.x, y: $0.y + move.destination.y - move.source.y,
-                              width: $0.width, height: $0.height)
-                }
-                mask.insert(covering: moved)
-                lossy = mask
+        return (moves.map { apply($0) }, exact)
+    }
+
+    /// Moves per update at most (vertical runs count one each).
+    static let maximumMoves = 16
+
+    /// Applies `move` to `sent`, as the controller will; tiles sent lossily move with their
+    /// pixels, so they are still refined.
+    private mutating func apply(_ move: ScrollDetector.Move) -> FrameRect {
+        sent.move(move.source, to: move.destination)
+        if var mask = lossy {
+            let moved = mask.tiles.map { mask.grid.rect(of: $0).intersection(move.source) }.filter { !$0.isEmpty }.map {
+                PixelRect(x: $0.x + move.destination.x - move.source.x, y: $0.y + move.destination.y - move.source.y,
+                          width: $0.width, height: $0.height)
             }
-            copies.append(UpdatePlanner.frameRect(move.destination, .copy(sourceX: UInt16(move.source.x), sourceY: UInt16(move.source.y))))
+            mask.insert(covering: moved)
+            lossy = mask
         }
-        return (copies, exact)
+        return UpdatePlanner.frameRect(move.destination, .copy(sourceX: UInt16(move.source.x), sourceY: UInt16(move.source.y)))
     }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {

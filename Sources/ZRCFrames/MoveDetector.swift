@@ -38,13 +38,15 @@ public struct MoveDetector: Sendable {
 
     /// The move that brings the most of `changed` (tiles of `current`) up to date from `previous`
     /// (same size), if one does for at least `minimumTiles` tiles: the last offset, else a search.
-    public mutating func move(previous: PixelBuffer, current: PixelBuffer, changed: TileMask) -> Found? {
+    /// `remembering`: whether a move found by search becomes the offset tried first next time
+    /// (not for a second move in the same picture, which is what is left over).
+    public mutating func move(previous: PixelBuffer, current: PixelBuffer, changed: TileMask, remembering: Bool = true) -> Found? {
         precondition(previous.width == current.width && previous.height == current.height, "images of different sizes")
         guard let area = changed.bounds, area.width >= Self.anchorWidth, changed.count >= Self.minimumTiles else { return nil }
         if let found = continued(previous: previous, current: current, changed: changed) { return found }
         for offset in Self.votes(previous: previous, current: current, changed: changed, area: area) {
             if let found = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
-                lastOffset = offset
+                if remembering { lastOffset = offset }
                 return found
             }
         }

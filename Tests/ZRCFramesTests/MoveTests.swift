@@ -111,6 +111,36 @@ import ZRCProtocol
         }
     }
 
+    /// Halves of the screen that moved by different offsets (a capture taken between two drawing
+    /// requests of a scroll): one copy each, exact, at a fraction of sending them again.
+    @Test(arguments: [(-5, -10), (7, -3), (-20, 20)])
+    func partsMovedByDifferentOffsetsGetACopyEach(top: Int, bottom: Int) throws {
+        let picture = Self.photo(width: 1000, height: 256, seed: 2)
+        func screen(_ topOffset: Int, _ bottomOffset: Int) -> PixelBuffer {
+            var image = PixelBuffer(width: 640, height: 256)
+            for y in 0..<256 {
+                let offset = y < 128 ? topOffset : bottomOffset
+                for x in 0..<640 { image.setPixel(x: x, y: y, rgb: picture.pixel(x: x + offset, y: y)) }
+            }
+            return image
+        }
+        var stream = FrameStream(configuration: .init(encodings: [.losslessRects, .solidRects, .copyRects]))
+        var codec = RawCodec()
+        var compositor = FrameCompositor()
+        let first = try #require(try stream.offer(screen(100, 100), hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
+        stream.acknowledge(first.frameID)
+        try compositor.apply(first, decoder: &codec)
+        let after = screen(100 - top, 100 - bottom)
+        let update = try #require(try stream.offer(after, hints: nil, captureMicros: 2, clock: { 0 }, encoder: &codec))
+        try compositor.apply(update, decoder: &codec)
+        let copies = update.rects.filter(\.content.isCopy)
+        #expect(copies.count == 2, "\(update.rects.count) rects, \(copies.count) copies")
+        let bytes = ZRCMessage.frameUpdate(update).encode().count, full = ZRCMessage.frameUpdate(first).encode().count
+        #expect(bytes * 5 < full, "\(bytes) bytes for two moves, \(full) for the whole screen")
+        let exact = compositor.framebuffer == after
+        #expect(exact)
+    }
+
     /// A window dragged over a plain desktop: one copy rect from its old place to its new one,
     /// and a fraction of the bytes of sending the window again.
     @Test(arguments: [(17, 23), (-30, 5), (0, -40), (64, 64), (9, 2), (-3, -1)])
