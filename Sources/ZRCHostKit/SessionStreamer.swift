@@ -57,8 +57,10 @@ actor SessionStreamer {
         scalesPictures = capabilities.contains(.scaledPictures)
         var configuration = sharing.stream
         configuration.encodings = capabilities.intersection(Capabilities.rectEncodings)
-        // The pacer decides how many fit the path; the stream only caps the count.
-        configuration.maximumInFlight = FramePacer.maximumFramesInFlight
+        // The pacer decides how many fit the path (at most its own cap); the stream only caps the
+        // count, one above the pacer's, so an input credit's update can leave when the pacer's
+        // frames fill every slot (a long path holds several).
+        configuration.maximumInFlight = FramePacer.maximumFramesInFlight + 1
         stream = FrameStream(configuration: configuration)
         encoder = SharingEncoder(base: try sharing.makeEncoder(), shared: sharing.encodings)
     }
