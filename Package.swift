@@ -48,6 +48,8 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // zlib, for the benchmark's VNC client alone (RFB's Tight and ZRLE encodings are zlib streams).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's malloc.h (mallopt): part of the C library, nothing to install.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
@@ -63,6 +65,7 @@ let package = Package(
         .target(name: "ZRCZstd", dependencies: ["CZstd"], swiftSettings: strict),
         // zlib inflate streams for the benchmark's RFB client (the VNC servers ZRC is compared with).
         .target(name: "ZRCZlib", dependencies: ["CZlib"], swiftSettings: strict),
+        .target(name: "ZRCMemory", dependencies: ["CMalloc"], swiftSettings: strict),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"], swiftSettings: strict),
@@ -98,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-host",
             dependencies: ["ZRCHostKit", "ZRCHostX11", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
-                           "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", argumentParser, logging],
+                           "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCMemory", argumentParser, logging],
             swiftSettings: strict),
         .executableTarget(
             name: "zrc-ctl",
@@ -110,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", argumentParser,
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", "ZRCMemory", argumentParser,
                            logging],
             swiftSettings: strict),
 

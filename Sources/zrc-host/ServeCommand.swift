@@ -3,6 +3,7 @@ import Foundation
 import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
+import ZRCMemory
 import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage
@@ -46,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorTuning.forLongRunningServer()
         try await CommandRunner.run(program: "zrc-host") {
             let context = try HostContext.load(options, defaultLogLevel: .info)
             let (identity, crypto) = try context.identity()

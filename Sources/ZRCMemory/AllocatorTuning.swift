@@ -1,0 +1,25 @@
+internal import CMalloc
+
+/// glibc allocator settings for a long-running host.
+///
+/// By default glibc raises its mmap threshold to the size of every large block freed (up to
+/// 32 MiB): after the host's first full-screen refinement (a several-megabyte payload) every later
+/// temporary below that size comes from a per-thread arena, and what is freed there stays
+/// resident — measured 5 MiB of free chunks in two arenas while serving one viewer. A fixed
+/// threshold gives blocks of 128 KiB or more back to the kernel when freed, and one arena lets
+/// every thread reuse the same free chunks. Fixing the threshold also fixes the trim threshold,
+/// which would then shrink the heap after nearly every frame and fault it back in (measured +30%
+/// host time per motion frame), so that one is set high. Measured together: host RSS serving
+/// full-screen motion 51.2 → 47.9–49.2 MiB, host time per update unchanged (`pipeline` with the
+/// same settings as GLIBC_TUNABLES: 3.97 → 3.98 ms for motion).
+public enum AllocatorTuning {
+    public static let mmapThreshold: Int32 = 128 * 1024
+    public static let trimThreshold: Int32 = 64 * 1024 * 1024
+
+    /// Applies the settings; call once, early, before threads allocate.
+    public static func forLongRunningServer() {
+        _ = mallopt(M_MMAP_THRESHOLD, mmapThreshold)
+        _ = mallopt(M_TRIM_THRESHOLD, trimThreshold)
+        _ = mallopt(M_ARENA_MAX, 1)
+    }
+}
