@@ -55,10 +55,11 @@ public struct FrameStream: Sendable {
 
     /// Adjusted by the sender from acknowledgement times (`QualityController`).
     public var configuration: Configuration
-    private let planner: UpdatePlanner
+    let planner: UpdatePlanner
     /// The host pixels the controller's picture was made from.
-    private var sent = PixelBuffer(width: 0, height: 0)
-    private var lossy: TileMask?
+    var sent = PixelBuffer(width: 0, height: 0)
+    /// Tiles last sent as JPEG, to refine once still.
+    var lossy: TileMask?
     private var lastChangeMicros: UInt64 = 0
     private var nextFrameID: UInt64 = 1
     /// Frames sent and not yet acknowledged, oldest first.
@@ -106,32 +107,8 @@ public struct FrameStream: Sendable {
         let detected = clock()
         lastStages = StageTimings(detectMicros: detected &- started, encodeMicros: 0)
         guard !changed.isEmpty else { return nil }
-        var (copies, exact) = applyMoves(within: changed, screen: screen)
-        var moved = copies.count
-        while moved > 0 {
-            // What the moves did not bring up to date: tiles that had changed, and any a copy
-            // covered without fixing (a window's frame, an overlay that stayed put) — not those
-            // the move was checked to make exact, pixel by pixel.
-            var unsure = changed
-            unsure.insert(covering: copies.suffix(moved).map { PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) })
-            for tile in exact { unsure.remove(tile) }
-            changed = planner.changedTiles(previous: sent, current: screen, hints: unsure.mergedRects())
-            // Content left at another offset (a capture taken between two drawing requests, parts
-            // of a change sent at different times) may have moved too: a few more moves, each
-            // found and checked on the picture the ones before it left.
-            moved = 0
-            // Copies move at most the screen's area per update (a limit the controller checks).
-            let copied = copies.reduce(0) { $0 + Int($1.width) * Int($1.height) }
-            guard copies.count < Self.maximumMoves,
-                  let found = moveDetector.move(previous: sent, current: screen, changed: changed, remembering: false),
-                  // Progress: whole tiles made exact, never a copy that only shuffles what is left.
-                  found.exactTiles.count >= 2,
-                  copied + found.move.destination.area <= screen.width * screen.height
-            else { break }
-            copies.append(apply(found.move))
-            exact = found.exactTiles
-            moved = 1
-        }
+        let copies: [FrameRect]
+        (copies, changed) = applyMoves(within: changed, screen: screen)
         let part = firstPart(of: changed, pixels: configuration.maximumUpdatePixels, focus: configuration.focus)
         if part.count < changed.count {
             var left = changed
@@ -271,60 +248,9 @@ public struct FrameStream: Sendable {
 
     /// Where the next part of a large change starts (a tile index, row-major).
     private var partCursor = 0
-    private var moveDetector = MoveDetector()
-    /// Areas up to this many pixels left beside a move go lossless (a 5-pixel strip of a
-    /// 1080-row page scrolled sideways is 5,400).
-    static let exposedExactPixels = 65_536
+    var moveDetector = MoveDetector()
     /// Changed tiles the last update left out.
     private var deferred: TileMask?
-
-    /// Content that moved (a scroll) goes as copy rects, applied to `sent` as the controller will
-    /// apply them; tiles sent lossily move with their pixels, so they are still refined.
-    /// Worth looking only for a change of some height, when the controller takes copy rects.
-    /// Moves that bring `sent` closer to `screen`, applied to `sent`, as copy rects; with the
-    /// tiles they were checked to make exact. A move that goes on as the last one went is taken
-    /// at once; else vertical scrolls (several runs of rows at one offset), and failing those,
-    /// one area moved in any direction.
-    private mutating func applyMoves(within changed: TileMask, screen: PixelBuffer) -> (copies: [FrameRect], exact: [TileGrid.Tile]) {
-        guard configuration.encodings.contains(.copyRects), sent.width == screen.width, sent.height == screen.height,
-              let area = changed.bounds
-        else { return ([], []) }
-        var moves: [ScrollDetector.Move] = []
-        var exact: [TileGrid.Tile] = []
-        if let found = moveDetector.continued(previous: sent, current: screen, changed: changed), found.move.destination.area * 2 >= area.area {
-            moves = [found.move]
-            exact = found.exactTiles
-        } else {
-            moves = area.height >= 2 * ScrollDetector.minimumRunRows ? ScrollDetector.moves(previous: sent, current: screen, within: area) : []
-            // Runs of whole rows cover a scrolled terminal; when they cover little of the change
-            // (a window moved up, content beside it), a move of one area may do better.
-            let rowsMoved = moves.reduce(0) { $0 + $1.destination.area }
-            if rowsMoved * 2 < area.area, let found = moveDetector.move(previous: sent, current: screen, changed: changed),
-               found.move.destination.area > rowsMoved {
-                moves = [found.move]
-                exact = found.exactTiles
-            }
-        }
-        return (moves.map { apply($0) }, exact)
-    }
-
-    /// Moves per update at most (vertical runs count one each).
-    static let maximumMoves = 16
-
-    /// Applies `move` to `sent`, as the controller will; tiles sent lossily move with their
-    /// pixels, so they are still refined.
-    private mutating func apply(_ move: ScrollDetector.Move) -> FrameRect {
-        sent.move(move.source, to: move.destination)
-        if var mask = lossy {
-            let moved = mask.tiles.map { mask.grid.rect(of: $0).intersection(move.source) }.filter { !$0.isEmpty }.map {
-                PixelRect(x: $0.x + move.destination.x - move.source.x, y: $0.y + move.destination.y - move.source.y,
-                          width: $0.width, height: $0.height)
-            }
-            mask.insert(covering: moved)
-            lossy = mask
-        }
-        return UpdatePlanner.frameRect(move.destination, .copy(sourceX: UInt16(move.source.x), sourceY: UInt16(move.source.y)))
-    }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {
         let grid = TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize)

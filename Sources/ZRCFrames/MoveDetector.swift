@@ -41,9 +41,14 @@ public struct MoveDetector: Sendable {
     /// `remembering`: whether a move found by search becomes the offset tried first next time
     /// (not for a second move in the same picture, which is what is left over).
     public mutating func move(previous: PixelBuffer, current: PixelBuffer, changed: TileMask, remembering: Bool = true) -> Found? {
+        continued(previous: previous, current: current, changed: changed)
+            ?? search(previous: previous, current: current, changed: changed, remembering: remembering)
+    }
+
+    /// A move found by vote alone (for a caller that already tried `continued`).
+    public mutating func search(previous: PixelBuffer, current: PixelBuffer, changed: TileMask, remembering: Bool = true) -> Found? {
         precondition(previous.width == current.width && previous.height == current.height, "images of different sizes")
         guard let area = changed.bounds, area.width >= Self.anchorWidth, changed.count >= Self.minimumTiles else { return nil }
-        if let found = continued(previous: previous, current: current, changed: changed) { return found }
         for offset in Self.votes(previous: previous, current: current, changed: changed, area: area) {
             if let found = Self.verified(dx: offset.dx, dy: offset.dy, previous: previous, current: current, changed: changed) {
                 if remembering { lastOffset = offset }
