@@ -11,6 +11,8 @@ public final class FrameCodec: RegionEncoder, RegionDecoder {
     private let decoder: JPEGDecoder
     private var compressor: ZstdStreamCompressor?
     private var decompressor: ZstdStreamDecompressor?
+    private var frameCompressor: ZstdFrameCompressor?
+    private var frameDecompressor: ZstdFrameDecompressor?
 
     public init() throws {
         encoder = try JPEGEncoder()
@@ -48,6 +50,16 @@ public final class FrameCodec: RegionEncoder, RegionDecoder {
         if decompressor == nil { decompressor = try ZstdStreamDecompressor() }
         return try decompressor!.decompress(chunk, maximumSize: maximumSize)
     }
+
+    public func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] {
+        if frameCompressor == nil { frameCompressor = try ZstdFrameCompressor() }
+        return try frameCompressor!.compress(payload)
+    }
+
+    public func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        if frameDecompressor == nil { frameDecompressor = try ZstdFrameDecompressor() }
+        return try frameDecompressor!.decompress(frame, maximumSize: maximumSize)
+    }
 }
 
 extension FrameCodec {
@@ -76,6 +88,10 @@ private struct UnavailableDecoder: RegionDecoder {
     }
 
     func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        throw FrameError("libzstd is not available")
+    }
+
+    func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
         throw FrameError("libzstd is not available")
     }
 }

@@ -102,6 +102,7 @@ public actor ControllerSession {
                 case .raw: encodingsReceived.insert(.rawRects)
                 case .lossless: encodingsReceived.insert(.losslessRects)
                 case .copy: encodingsReceived.insert(.copyRects)
+                case .losslessFrame: encodingsReceived.insert(.losslessFrames)
                 }
             }
             await compose(update)

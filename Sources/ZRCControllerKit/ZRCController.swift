@@ -33,7 +33,7 @@ public struct ControllerConfiguration: Sendable {
 
     /// What `hello` announces.
     var announced: Capabilities {
-        capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .cursorShape, .scaledPictures, .linkStats, .textInput])
+        capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats, .textInput])
     }
 }
 

@@ -9,29 +9,43 @@ public struct ScreenViewer: Sendable, Hashable, CustomStringConvertible {
 /// Damage (areas that may have changed) kept per viewer, so one session's capture never hides a
 /// change from another session that has not looked yet.
 ///
+/// Each rectangle may carry the capture generation that will show it (the next read's): a viewer
+/// whose picture was brought up to a generation some other way (an update another session made
+/// from that capture) drops what that generation already shows (`skip`).
+///
 /// Memory is bounded: a viewer's list never holds more than `maximumRects` rectangles; beyond that
 /// it collapses into their bounding box (over-reporting is safe, the tile compare confirms).
 public struct DamageLedger: Sendable {
     public let maximumRects: Int
-    private var pending: [ScreenViewer: [PixelRect]] = [:]
+    private var pending: [ScreenViewer: [Entry]] = [:]
+
+    private struct Entry: Sendable {
+        var rect: PixelRect
+        /// The first capture generation that shows this change (`.max`: unknown, never skipped).
+        var generation: UInt64
+    }
 
     public init(maximumRects: Int = 256) {
         precondition(maximumRects > 0, "a ledger must hold at least one rectangle")
         self.maximumRects = maximumRects
     }
 
-    /// New damage: every known viewer has to look at it.
-    public mutating func record(_ rects: [PixelRect]) {
-        let nonEmpty = rects.filter { !$0.isEmpty }
-        guard !nonEmpty.isEmpty else { return }
-        for viewer in pending.keys {
-            var list = pending[viewer, default: []]
-            list.append(contentsOf: nonEmpty)
-            if list.count > maximumRects {
-                list = [list.dropFirst().reduce(list[0]) { $0.union($1) }]
-            }
-            pending[viewer] = list
+    /// New damage: every known viewer has to look at it. `generation`: the first capture that
+    /// will show it (the default, unknown, is never skipped).
+    public mutating func record(_ rects: [PixelRect], generation: UInt64 = .max) {
+        for viewer in pending.keys { record(rects, for: viewer, generation: generation) }
+    }
+
+    /// Damage only `viewer` has to look at (again): areas its capture could not show yet.
+    public mutating func record(_ rects: [PixelRect], for viewer: ScreenViewer, generation: UInt64 = .max) {
+        let fresh = rects.filter { !$0.isEmpty }.map { Entry(rect: $0, generation: generation) }
+        guard !fresh.isEmpty, var list = pending[viewer] else { return }
+        list.append(contentsOf: fresh)
+        if list.count > maximumRects {
+            let union = list.dropFirst().reduce(list[0].rect) { $0.union($1.rect) }
+            list = [Entry(rect: union, generation: list.map(\.generation).max() ?? .max)]
         }
+        pending[viewer] = list
     }
 
     /// Whether `viewer` has something to look at (an unknown viewer has everything to look at).
@@ -44,7 +58,13 @@ public struct DamageLedger: Sendable {
     public mutating func take(for viewer: ScreenViewer) -> [PixelRect]? {
         let known = pending[viewer]
         pending[viewer] = []
-        return known
+        return known.map { $0.map(\.rect) }
+    }
+
+    /// `viewer`'s picture now shows capture `generation`: what that capture shows is no longer
+    /// owed (later damage, and damage of unknown generation, still is).
+    public mutating func skip(for viewer: ScreenViewer, through generation: UInt64) {
+        pending[viewer]?.removeAll { $0.generation <= generation }
     }
 
     /// The viewer is gone; its damage is no longer kept.

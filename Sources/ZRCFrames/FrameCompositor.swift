@@ -76,12 +76,16 @@ public struct FrameCompositor: Sendable {
                 } catch {
                     throw FrameError("frame \(update.frameID): JPEG rectangle \(area) does not decode: \(error)")
                 }
-            case .lossless(let chunk):
+            case .lossless(let chunk), .losslessFrame(let chunk):
                 // Bounded by the rect's own size before anything is decompressed.
                 let payload: [UInt8]
+                let maximumSize = LosslessPixels.maximumPayloadSize(width: area.width, height: area.height)
                 do {
-                    payload = try decoder.decompressLossless(
-                        chunk, maximumSize: LosslessPixels.maximumPayloadSize(width: area.width, height: area.height))
+                    if case .losslessFrame = rect.content {
+                        payload = try decoder.decompressLosslessFrame(chunk, maximumSize: maximumSize)
+                    } else {
+                        payload = try decoder.decompressLossless(chunk, maximumSize: maximumSize)
+                    }
                 } catch {
                     throw FrameError("frame \(update.frameID): lossless rectangle \(area) does not decompress: \(error)")
                 }

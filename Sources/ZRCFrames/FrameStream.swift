@@ -60,14 +60,14 @@ public struct FrameStream: Sendable {
     var sent = PixelBuffer(width: 0, height: 0)
     /// Tiles last sent as JPEG, to refine once still.
     var lossy: TileMask?
-    private var lastChangeMicros: UInt64 = 0
+    var lastChangeMicros: UInt64 = 0
     private var nextFrameID: UInt64 = 1
     /// Frames sent and not yet acknowledged, oldest first.
     public private(set) var inFlight: [UInt64] = []
     /// A capture was skipped while a frame was in flight; take one as soon as it is acknowledged.
-    public private(set) var captureWanted = false
+    public internal(set) var captureWanted = false
     /// How long the last `offer` or `refine` spent comparing and encoding (for stats and benchmarks).
-    public private(set) var lastStages = StageTimings(detectMicros: 0, encodeMicros: 0)
+    public internal(set) var lastStages = StageTimings(detectMicros: 0, encodeMicros: 0)
 
     public struct StageTimings: Sendable, Equatable {
         /// Confirming which tiles changed (the tile compare).
@@ -135,7 +135,7 @@ public struct FrameStream: Sendable {
         let encodeDone = clock()
         lastStages.encodeMicros = encodeDone &- detected
         lastChangeMicros = encodeDone
-        return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
+        return makeUpdate(rects, screenWidth: screen.width, screenHeight: screen.height, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
                           quality: configuration.motionQuality)
     }
 
@@ -186,7 +186,8 @@ public struct FrameStream: Sendable {
         var rects: [FrameRect] = []
         for rect in regions {
             if encodings.contains(.losslessRects) {
-                rects.append(UpdatePlanner.frameRect(rect, .lossless(try encoder.compressLossless(LosslessPixels.payload(screen, rect: rect)))))
+                rects.append(UpdatePlanner.frameRect(rect, try UpdatePlanner.lossless(LosslessPixels.payload(screen, rect: rect),
+                                                                                      encodings: encodings, encoder: &encoder)))
             } else if raw {
                 rects.append(UpdatePlanner.frameRect(rect, .raw(bgrx: screen.crop(rect))))
             } else {
@@ -196,7 +197,7 @@ public struct FrameStream: Sendable {
         }
         let encodeDone = clock()
         lastStages.encodeMicros = encodeDone &- detected
-        return makeUpdate(rects, screen: screen, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
+        return makeUpdate(rects, screenWidth: screen.width, screenHeight: screen.height, captureMicros: captureMicros, encodeDoneMicros: encodeDone,
                           quality: configuration.refineQuality)
     }
 
@@ -247,10 +248,10 @@ public struct FrameStream: Sendable {
     }
 
     /// Where the next part of a large change starts (a tile index, row-major).
-    private var partCursor = 0
+    var partCursor = 0
     var moveDetector = MoveDetector()
     /// Changed tiles the last update left out.
-    private var deferred: TileMask?
+    var deferred: TileMask?
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {
         let grid = TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize)
@@ -264,7 +265,7 @@ public struct FrameStream: Sendable {
     }
 
     /// `quality` is the JPEG quality used; the update says 0 when it holds no JPEG rect (lossless).
-    private mutating func makeUpdate(_ rects: [FrameRect], screen: PixelBuffer, captureMicros: UInt64, encodeDoneMicros: UInt64,
+    mutating func makeUpdate(_ rects: [FrameRect], screenWidth: Int, screenHeight: Int, captureMicros: UInt64, encodeDoneMicros: UInt64,
                                      quality: Int) -> FrameUpdate {
         let hasJPEG = rects.contains { if case .jpeg = $0.content { true } else { false } }
         let quality = hasJPEG ? quality : 0
@@ -272,7 +273,7 @@ public struct FrameStream: Sendable {
         nextFrameID += 1
         inFlight.append(id)
         return FrameUpdate(frameID: id, captureMicros: captureMicros, encodeDoneMicros: encodeDoneMicros, sendMicros: encodeDoneMicros,
-                           screenWidth: UInt32(screen.width), screenHeight: UInt32(screen.height), quality: UInt8(quality),
+                           screenWidth: UInt32(screenWidth), screenHeight: UInt32(screenHeight), quality: UInt8(quality),
                            rects: rects)
     }
 }

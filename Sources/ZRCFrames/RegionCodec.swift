@@ -6,6 +6,9 @@ public protocol RegionEncoder {
     /// Compresses a `LosslessPixels` payload as the next flushed chunk of this session's lossless
     /// stream (zstd in ZRC); every chunk goes to the controller, in order.
     mutating func compressLossless(_ payload: [UInt8]) throws -> [UInt8]
+    /// Compresses a `LosslessPixels` payload as one complete zstd frame of its own, leaving the
+    /// session's stream as it was (encoding 6: the same bytes suit every controller).
+    mutating func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8]
 }
 
 public protocol RegionDecoder {
@@ -15,6 +18,9 @@ public protocol RegionDecoder {
     /// Decodes the next chunk of the session's lossless stream; throws if it yields more than
     /// `maximumSize` bytes.
     mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8]
+    /// Decodes one complete lossless frame without touching the session's stream; throws if it
+    /// yields more than `maximumSize` bytes or is not exactly one whole frame.
+    mutating func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8]
 }
 
 /// Why a frame update could not be applied.

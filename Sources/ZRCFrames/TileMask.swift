@@ -1,5 +1,5 @@
 /// A set of tiles as a bitmap, and its conversion to few rectangles.
-public struct TileMask: Sendable, Equatable {
+public struct TileMask: Sendable, Hashable {
     public let grid: TileGrid
     private var bits: [Bool]
 

@@ -71,17 +71,26 @@ public struct UpdatePlanner: Sendable {
         }
         if encodings.contains(.losslessRects) {
             if let palette = LosslessPixels.palettePayload(current, rect: rect) {
-                return Self.frameRect(rect, .lossless(try encoder.compressLossless(palette)))
+                return Self.frameRect(rect, try Self.lossless(palette, encodings: encodings, encoder: &encoder))
             }
             // A JPEG's headers and tables alone take about 600 bytes: a small area is smaller exact.
             if !encodings.contains(.jpegRects) || rect.area <= exactAreaPixels {
-                return Self.frameRect(rect, .lossless(try encoder.compressLossless(LosslessPixels.trueColourPayload(current, rect: rect))))
+                return Self.frameRect(rect, try Self.lossless(LosslessPixels.trueColourPayload(current, rect: rect), encodings: encodings,
+                                                              encoder: &encoder))
             }
         }
         if encodings.contains(.jpegRects) {
             return Self.frameRect(rect, .jpeg(try encoder.encodeJPEG(current, rect: rect, quality: quality, fullChroma: fullChroma)))
         }
         return Self.frameRect(rect, .raw(bgrx: current.crop(rect)))
+    }
+
+    /// A lossless payload as a whole frame of its own when `encodings` include them (the sender
+    /// includes them while its updates are shared with other sessions), else as the next chunk of
+    /// the session's stream, which compresses better by referring to what it sent before.
+    static func lossless(_ payload: [UInt8], encodings: Capabilities, encoder: inout some RegionEncoder) throws -> FrameRect.Content {
+        encodings.contains(.losslessFrames) ? .losslessFrame(try encoder.compressLosslessFrame(payload))
+            : .lossless(try encoder.compressLossless(payload))
     }
 
     /// Areas up to this many pixels (32×32) go lossless even when they hold many colours.

@@ -12,6 +12,10 @@ public protocol ScreenSource: Sendable {
     /// Returns when the screen may have changed since `viewer` last looked (true), or after
     /// `timeout` at the latest (false), or early when the task is cancelled.
     func waitForChange(for viewer: ScreenViewer, timeout: Duration) async -> Bool
+    /// The viewer's picture now shows capture `generation` without having captured it (its
+    /// session sent an update another session made from that capture): damage that capture
+    /// shows is no longer owed to it.
+    func skip(for viewer: ScreenViewer, through generation: UInt64) async
     /// The viewer's session ended: stop keeping its damage.
     func viewerLeft(_ viewer: ScreenViewer) async
     /// The pointer: its position always, its shape when it has one to report (nil when the source
@@ -21,6 +25,8 @@ public protocol ScreenSource: Sendable {
 
 extension ScreenSource {
     public func cursor() async throws -> CursorState? { nil }
+    /// A source without generations keeps all damage owed: the viewer compares a little more.
+    public func skip(for viewer: ScreenViewer, through generation: UInt64) async {}
 }
 
 /// The pointer as the host sees it, in shared-area pixels (the hotspot's position);
@@ -76,7 +82,9 @@ public struct ScreenSharing: Sendable {
     public var splitsLargeUpdates = true
     /// JPEG encodings shared by the sessions of this host (see `SharedEncodings`).
     public let encodings = SharedEncodings()
-    /// Whether sessions share JPEG encodings (off only to measure what sharing saves).
+    /// Whole updates shared by sessions in the same state (see `SharedUpdates`).
+    public let updates = SharedUpdates()
+    /// Whether sessions share updates and JPEG encodings (off only to measure what sharing saves).
     public var sharesEncodings = true
 
     public init(source: any ScreenSource, input: (any InputSink)?, makeEncoder: @escaping @Sendable () throws -> any RegionEncoder,

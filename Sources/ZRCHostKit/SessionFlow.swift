@@ -27,7 +27,7 @@ struct SessionFlow: Sendable {
     /// text input when it accepts input.
     var hostCapabilities: Capabilities {
         guard let sharing = server.configuration.sharing else { return [] }
-        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .cursorShape, .scaledPictures, .linkStats]
+        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats]
         return sharing.input == nil ? screen : screen.union(.textInput)
     }
 

@@ -6,15 +6,15 @@ import ZRCProtocol
 /// Streams the screen to one session: waits for changes, captures, sends only what changed, and
 /// refines still areas; the single owner of that session's `FrameStream` and encoder.
 actor SessionStreamer {
-    private let sharing: ScreenSharing
+    let sharing: ScreenSharing
     private let connection: SecureConnection
     private let logger: Logger
-    private var stream: FrameStream
+    var stream: FrameStream
     private var encoder: SharingEncoder
     private var quality = QualityController()
     private var sentAt: [UInt64: UInt64] = [:]
     /// The path's delivery rate and round trip, and when a frame may leave (see `FramePacer`).
-    private var pacer = FramePacer()
+    var pacer = FramePacer()
     /// The newest keepalive or probe round trip already given to the pacer.
     private var roundTripSeen: UInt64?
     private var nextProbeID: UInt64 = 1 << 62
@@ -31,18 +31,24 @@ actor SessionStreamer {
     private let link: SessionLink
     private var sentShapeID: UInt32?
     private var sentPosition: (x: Int32, y: Int32, visible: Bool)?
-    private let viewer: ScreenViewer
+    let viewer: ScreenViewer
     private var pointerMovedMicros: UInt64 = 0
     /// Whether both sides announced `cursorShape`: the pointer travels as shape and position.
     private let sendsCursor: Bool
     /// Whether both sides announced `scaledPictures`: the controller's `pictureRequest` is honoured.
     private let scalesPictures: Bool
     /// What the controller last asked to see; nil: the whole screen at full resolution.
-    private var pictureRequest: PictureRequest?
+    var pictureRequest: PictureRequest?
     /// The mapping last announced to the controller (nil: none yet, the controller assumes the
     /// whole screen at full resolution) and the scaler making its pictures (nil: no scaling).
-    private var announcedMapping: PictureMapping?
-    private var scaler: PictureScaler?
+    var announcedMapping: PictureMapping?
+    var scaler: PictureScaler?
+    /// This session's part in sharing updates with others in the same state (nil: its controller
+    /// cannot take lossless frames, or sharing is off), and the name of its stream's state.
+    let updates: SharedUpdates.Membership?
+    var stateName: Int?
+    /// What the update from this state to this capture is keyed by, while updates are shared.
+    var sharingKey: SharedUpdates.Key?
 
     /// `capabilities`: what both sides announced; its rect encodings must include a picture encoding.
     init(viewer: ScreenViewer, sharing: ScreenSharing, capabilities: Capabilities, connection: SecureConnection, link: SessionLink,
@@ -56,7 +62,8 @@ actor SessionStreamer {
         sendsCursor = capabilities.contains(.cursorShape)
         scalesPictures = capabilities.contains(.scaledPictures)
         var configuration = sharing.stream
-        configuration.encodings = capabilities.intersection(Capabilities.rectEncodings)
+        configuration.encodings = capabilities.intersection(Capabilities.rectEncodings).subtracting(.losslessFrames)
+        updates = capabilities.contains(.losslessFrames) && sharing.sharesEncodings ? sharing.updates.join() : nil
         // The pacer decides how many fit the path (at most its own cap); the stream only caps the
         // count, one above the pacer's, so an input credit's update can leave when the pacer's
         // frames fill every slot (a long path holds several).
@@ -285,22 +292,62 @@ actor SessionStreamer {
         let credited = !pacer.maySend
         changeOwed = false
         let started = WireClock.monotonicMicros()
+        stream.configuration.focus = inputFocus()
+        setBudget(updatePixelBudget(credited: credited), area: stream.pictureArea)
+        // In step with other sessions: take the update one of them made from this state, or wait
+        // for the one making it, or make it for all.
+        var lead: SharedUpdates.Lead?
+        if let candidate = sharingLead() {
+            if let followed = await followedUpdate(candidate) {
+                try await send(followed, credited: credited, started: started, captured: started, isRefinement: false)
+                return
+            }
+            if updates?.shared.claim(candidate) == true {
+                lead = candidate
+            } else {
+                await updates?.shared.waitForLead(candidate, timeout: Self.leadWait)
+                if let followed = await followedUpdate(candidate) {
+                    try await send(followed, credited: credited, started: started, captured: started, isRefinement: false)
+                    return
+                }
+            }
+        }
+        defer { if let lead { updates?.shared.finish(lead) } }
         let capture = try await sharing.source.capture(for: viewer)
         let picture = try await picture(of: capture)
-        stream.configuration.maximumUpdatePixels = updatePixelBudget(credited: credited)
-        stream.configuration.focus = inputFocus()
-        encoder.picture = SharedEncodings.Picture(generation: sharing.sharesEncodings ? capture.generation : 0,
+        setBudget(updatePixelBudget(credited: credited), area: picture.pixels.width * picture.pixels.height)
+        let pictureName = SharedEncodings.Picture(generation: sharing.sharesEncodings ? capture.generation : 0,
                                                   mapping: scaler == nil ? nil : announcedMapping)
+        encoder.picture = pictureName
         let captured = WireClock.monotonicMicros()
         var isRefinement = false
-        var update = try stream.offer(picture.pixels, hints: picture.hints, captureMicros: capture.captureMicros,
+        var update: FrameUpdate?
+        let marks = stream.marks
+        if let shared = try sharedUpdate(picture: picture, name: pictureName) {
+            update = shared
+        } else {
+            update = try stream.offer(picture.pixels, hints: picture.hints, captureMicros: capture.captureMicros,
                                       clock: WireClock.monotonicMicros, encoder: &encoder)
-        if update == nil {
-            update = try stream.refine(picture.pixels, captureMicros: capture.captureMicros, clock: WireClock.monotonicMicros,
-                                       encoder: &encoder)
-            isRefinement = update != nil
+            if update == nil {
+                update = try stream.refine(picture.pixels, captureMicros: capture.captureMicros, clock: WireClock.monotonicMicros,
+                                           encoder: &encoder)
+                isRefinement = update != nil
+            }
+            shareComputed(update, picture: pictureName, unchanged: update == nil && stream.marks == marks)
         }
-        guard var update else { return }
+        if let lead { updates?.shared.finish(lead) }
+        guard let update else { return }
+        try await send(update, credited: credited, started: started, captured: captured, isRefinement: isRefinement)
+    }
+
+    /// A budget the whole picture fits in is no budget: sessions with different paths but room
+    /// enough for everything make the same update (and can share it).
+    private func setBudget(_ budget: Int, area: Int) {
+        stream.configuration.maximumUpdatePixels = area > 0 && budget >= area ? .max : budget
+    }
+
+    private func send(_ update: FrameUpdate, credited: Bool, started: UInt64, captured: UInt64, isRefinement: Bool) async throws {
+        var update = update
         if credited || inputCreditReady { inputCredit = nil }
         update.sendMicros = WireClock.monotonicMicros()
         sentAt[update.frameID] = update.sendMicros

@@ -125,4 +125,6 @@ struct SharingEncoder: RegionEncoder {
     }
 
     mutating func compressLossless(_ payload: [UInt8]) throws -> [UInt8] { try base.compressLossless(payload) }
+
+    mutating func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] { try base.compressLosslessFrame(payload) }
 }

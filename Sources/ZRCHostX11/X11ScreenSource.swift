@@ -151,7 +151,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
                 // Without damage events, treat every wait as a possible change: read and compare all.
                 logger.warning("XDamage failed: \(error)")
                 unread = nil
-                damage.record([framebuffer.bounds])
+                damage.record([framebuffer.bounds], generation: generation + 1)
                 try? await Task.sleep(for: timeout)
                 return true
             }
@@ -170,6 +170,10 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             withExtendedLifetime(monitor) {}
         }
         return damage.hasDamage(for: viewer)
+    }
+
+    public func skip(for viewer: ScreenViewer, through generation: UInt64) async {
+        damage.skip(for: viewer, through: generation)
     }
 
     public func viewerLeft(_ viewer: ScreenViewer) async {
@@ -227,7 +231,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             fresh.append(PixelRect(x: clipped.x - area.x, y: clipped.y - area.y, width: clipped.width, height: clipped.height))
         }
         guard !fresh.isEmpty else { return false }
-        damage.record(fresh)
+        // The next read shows it: generation + 1.
+        damage.record(fresh, generation: generation + 1)
         if unread != nil {
             unread!.append(contentsOf: fresh)
             // Bounded: beyond a few hundred rectangles, read everything once.

@@ -63,4 +63,8 @@ struct JPEGSkippingDecoder: RegionDecoder {
     mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
         try base.decompressLossless(chunk, maximumSize: maximumSize)
     }
+
+    mutating func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        try base.decompressLosslessFrame(frame, maximumSize: maximumSize)
+    }
 }

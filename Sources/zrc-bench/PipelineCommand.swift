@@ -105,14 +105,19 @@ struct PipelineCommand: AsyncParsableCommand {
                 let others = try await host.startViewers(viewers - 1, directory: directory, skipDecode: skipDecode)
                 defer { for other in others { other.stop() } }
                 let encodings = host.server.configuration.sharing?.encodings
+                let updates = host.server.configuration.sharing?.updates
                 let sharedBefore = encodings?.counts ?? (hits: 0, misses: 0)
+                let updatesBefore = updates?.counts ?? (used: 0, made: 0)
                 let many = try await measure(workload, log: log)
                 let shared = encodings?.counts ?? (hits: 0, misses: 0)
+                let sharedUpdates = updates?.counts ?? (used: 0, made: 0)
                 Swift.print("\nthe same with \(viewers) viewers (updates counted over all of them):")
                 many.print()
                 let ratio = (many.cpu / many.wall) / max(1e-9, one.cpu / one.wall)
                 Swift.print(String(format: "  host CPU with %d viewers: %.2f× one viewer's; shared JPEG encodings used %d times, made %d times",
                                    viewers, ratio, shared.hits - sharedBefore.hits, shared.misses - sharedBefore.misses))
+                Swift.print(String(format: "  whole updates made once and sent by other sessions too: %d made, %d taken",
+                                   sharedUpdates.made - updatesBefore.made, sharedUpdates.used - updatesBefore.used))
             }
         }
     }

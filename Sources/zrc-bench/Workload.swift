@@ -8,6 +8,9 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
     case staticScreen = "static"
     case typing
     case motion
+    /// Full-screen motion where nothing moves as a whole (4-row bands sliding opposite ways), so
+    /// it travels as pictures, not copies: what video or a game costs.
+    case video
     /// A real xterm running `cat`, typed into with xdotool (30 characters a second).
     case xtermTyping = "xterm-typing"
     /// A real xterm whose text scrolls by 50 lines a second.
@@ -20,6 +23,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
         case .staticScreen: "static screen"
         case .typing: "typing-sized changes (3 glyphs per update, 30/s)"
         case .motion: "full-screen motion (the whole picture scrolls)"
+        case .video: "full-screen video-like motion (4-row bands sliding opposite ways)"
         case .xtermTyping: "xterm: typing into cat (xdotool, 30 characters/s)"
         case .xtermScrolling: "full-screen xterm: text scrolling (50 lines/s)"
         case .windowMove: "a window moved with xdotool windowmove (30 moves/s)"
@@ -29,7 +33,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
     /// Whether a real application plays it (in `PaintCommand`) instead of the painter.
     var isApplication: Bool {
         switch self {
-        case .staticScreen, .typing, .motion: false
+        case .staticScreen, .typing, .motion, .video: false
         case .xtermTyping, .xtermScrolling, .windowMove: true
         }
     }
@@ -40,7 +44,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
         switch self {
         case .staticScreen: 0
         case .typing, .xtermTyping, .windowMove: 30
-        case .motion: 120
+        case .motion, .video: 120
         case .xtermScrolling: 0  // the shell in the xterm sets its own pace
         }
     }
@@ -78,6 +82,13 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
             // Scrolling by a few pixels per update changes every pixel of the screen.
             let offset = (step * 5) % painter.width
             try painter.show(pictureFrom: offset, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
+        case .video:
+            let band = 4
+            for y in stride(from: 0, to: painter.height, by: band) {
+                let shift = (step * 5) % painter.width
+                let offset = (y / band).isMultiple(of: 2) ? shift : painter.width - shift
+                try painter.show(pictureFrom: offset, y, in: ScreenRect(x: 0, y: y, width: painter.width, height: min(band, painter.height - y)))
+            }
         case .xtermTyping, .xtermScrolling, .windowMove:
             break  // driven by `drive(step:window:display:)`
         }
@@ -90,7 +101,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
             try ApplicationWorkload.xterm(
                 "i=0; while :; do i=$((i+1)); echo \"line $i: the quick brown fox jumps over the lazy dog 0123456789\"; sleep 0.02; done",
                 display: display, fullScreen: true)
-        case .staticScreen, .typing, .motion, .xtermTyping, .windowMove:
+        case .staticScreen, .typing, .motion, .video, .xtermTyping, .windowMove:
             // The terminal echoes every typed character, as when typing at a prompt.
             try ApplicationWorkload.xterm("cat >/dev/null", display: display)
         }
@@ -107,7 +118,7 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
             let angle = Double(step) / 30 * 2 * Double.pi / 4
             let x = 300 + Int(250 * cos(angle)), y = 250 + Int(200 * sin(angle))
             try ApplicationWorkload.xdotool(["windowmove", window, "\(x)", "\(y)"], display: display)
-        case .staticScreen, .typing, .motion, .xtermScrolling:
+        case .staticScreen, .typing, .motion, .video, .xtermScrolling:
             break
         }
     }

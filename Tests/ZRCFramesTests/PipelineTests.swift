@@ -24,6 +24,17 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
         return chunk
     }
+
+    /// A frame is the payload behind a marker byte, so a test sees which path decoded it.
+    static let frameMarker: UInt8 = 0xF6
+
+    func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] { [Self.frameMarker] + payload }
+
+    func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard frame.first == Self.frameMarker else { throw FrameError("a stream chunk sent as a lossless frame") }
+        guard frame.count - 1 <= maximumSize else { throw FrameError("a frame larger than its rect") }
+        return Array(frame.dropFirst())
+    }
 }
 
 @Suite struct PipelineTests {
@@ -108,6 +119,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         case .raw: .rawRects
         case .lossless: .losslessRects
         case .copy: .copyRects
+        case .losslessFrame: .losslessFrames
         }
     }
 

@@ -8,8 +8,13 @@ import ZRCProtocol
 /// without an X server (the X11 adapter has its own tests under Xvfb).
 final class FakeScreen: ScreenSource, InputSink {
     private let state: Mutex<(pixels: PixelBuffer, damage: DamageLedger, captures: Int, input: [InputEvent], released: Int)>
+    /// Whether captures carry generations (so sessions share encodings and updates), and the
+    /// generation of the pixels as they are.
+    private let numbersCaptures: Bool
+    private let generation = Mutex<UInt64>(1)
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, numbersCaptures: Bool = false) {
+        self.numbersCaptures = numbersCaptures
         var pixels = PixelBuffer(width: width, height: height)
         for y in 0..<height { for x in 0..<width { pixels.setPixel(x: x, y: y, rgb: UInt32(x * 7 ^ y * 13) & 0xFFFFFF) } }
         state = Mutex((pixels, DamageLedger(), 0, [], 0))
@@ -18,7 +23,11 @@ final class FakeScreen: ScreenSource, InputSink {
     func draw(_ body: (inout PixelBuffer) -> Void) {
         state.withLock { state in
             body(&state.pixels)
-            state.damage.record([state.pixels.bounds])
+            let drawn = generation.withLock { generation in
+                generation += 1
+                return generation
+            }
+            state.damage.record([state.pixels.bounds], generation: drawn)
         }
     }
 
@@ -30,7 +39,8 @@ final class FakeScreen: ScreenSource, InputSink {
     func capture(for viewer: ScreenViewer) async throws -> ScreenCapture {
         state.withLock { state in
             state.captures += 1
-            return ScreenCapture(pixels: state.pixels, hints: state.damage.take(for: viewer), captureMicros: WireClock.monotonicMicros())
+            return ScreenCapture(pixels: state.pixels, hints: state.damage.take(for: viewer), captureMicros: WireClock.monotonicMicros(),
+                                 generation: numbersCaptures ? generation.withLock { $0 } : 0)
         }
     }
 
@@ -42,6 +52,10 @@ final class FakeScreen: ScreenSource, InputSink {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return state.withLock { $0.damage.hasDamage(for: viewer) }
+    }
+
+    func skip(for viewer: ScreenViewer, through generation: UInt64) async {
+        state.withLock { $0.damage.skip(for: viewer, through: generation) }
     }
 
     func viewerLeft(_ viewer: ScreenViewer) async { state.withLock { $0.damage.remove(viewer) } }
@@ -76,5 +90,16 @@ struct RawRegionCodec: RegionEncoder, RegionDecoder {
     func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
         guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
         return chunk
+    }
+
+    /// A frame is the payload behind a marker byte, so a test sees which path decoded it.
+    static let frameMarker: UInt8 = 0xF6
+
+    func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] { [Self.frameMarker] + payload }
+
+    func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard frame.first == Self.frameMarker else { throw FrameError("a stream chunk sent as a lossless frame") }
+        guard frame.count - 1 <= maximumSize else { throw FrameError("a frame larger than its rect") }
+        return Array(frame.dropFirst())
     }
 }

@@ -14,6 +14,7 @@ import ZRCProtocol
             return [UInt8](repeating: UInt8(encodes), count: 100)
         }
         func compressLossless(_ payload: [UInt8]) throws -> [UInt8] { payload }
+        func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] { payload }
     }
 
     let image = PixelBuffer(width: 64, height: 64)

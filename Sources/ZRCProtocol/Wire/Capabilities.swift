@@ -26,8 +26,12 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// Host: sends `linkStats`. Controller: shows them.
     public static let linkStats = Capabilities(rawValue: 1 << 8)
 
+    /// Sends or draws lossless rects as complete zstd frames of their own (encoding 6), beside the
+    /// session's stream: how the host encodes an update once for several viewers.
+    public static let losslessFrames = Capabilities(rawValue: 1 << 9)
+
     /// Every rect encoding this version knows.
-    public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects]
+    public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames]
     /// The encodings that can carry any picture on their own (a stream needs at least one).
     public static let pictureEncodings: Capabilities = [.jpegRects, .rawRects, .losslessRects]
 }

@@ -16,6 +16,11 @@ public struct FrameRect: Sendable, Equatable {
         /// which decodes to a palette or true-colour picture of exactly this rectangle
         /// (`LosslessPixels` in ZRCFrames has the layout).
         case lossless([UInt8])
+        /// Encoding 6: one complete zstd frame of its own (u32 length + bytes, at least 1), decoding
+        /// like `lossless` but independent of the session's stream, which it leaves as it was: an
+        /// update made only of such rects is the same for every controller whose picture is the
+        /// same, so the host encodes it once for all of them.
+        case losslessFrame([UInt8])
         /// Encoding 5: copy the same-sized area at (sourceX, sourceY) of the controller's current
         /// picture here, as if through a temporary copy (source and destination may overlap).
         case copy(sourceX: UInt16, sourceY: UInt16)
@@ -27,6 +32,7 @@ public struct FrameRect: Sendable, Equatable {
             case .raw: 3
             case .lossless: 4
             case .copy: 5
+            case .losslessFrame: 6
             }
         }
 
@@ -64,7 +70,7 @@ public struct FrameRect: Sendable, Equatable {
         case .jpeg(let data): writer.write(blob: data)
         case .solid(let pixel): writer.write(pixel)
         case .raw(let pixels): writer.write(blob: pixels)
-        case .lossless(let data): writer.write(blob: data)
+        case .lossless(let data), .losslessFrame(let data): writer.write(blob: data)
         case .copy(let sourceX, let sourceY):
             writer.write(sourceX)
             writer.write(sourceY)
@@ -90,8 +96,10 @@ public struct FrameRect: Sendable, Equatable {
             content = .lossless(try reader.readBlob("\(field).lossless", maxLength: Int(UInt32.max)))
         case 5:
             content = .copy(sourceX: try reader.readUInt16("\(field).sourceX"), sourceY: try reader.readUInt16("\(field).sourceY"))
+        case 6:
+            content = .losslessFrame(try reader.readBlob("\(field).losslessFrame", maxLength: Int(UInt32.max)))
         default:
-            throw reader.invalid("\(field).encoding", "is \(encoding); known encodings are 1 jpeg, 2 solid, 3 raw, 4 lossless, 5 copy")
+            throw reader.invalid("\(field).encoding", "is \(encoding); known encodings are 1 jpeg, 2 solid, 3 raw, 4 lossless, 5 copy, 6 lossless frame")
         }
     }
 
@@ -108,10 +116,12 @@ public struct FrameRect: Sendable, Equatable {
             return "has \(pixels.count) raw bytes, but \(width)x\(height) needs \(rawByteCount)"
         case .lossless(let data) where data.isEmpty:
             return "has an empty lossless chunk"
+        case .losslessFrame(let data) where data.isEmpty:
+            return "has an empty lossless frame"
         case .copy(let sourceX, let sourceY)
             where UInt32(sourceX) + UInt32(width) > screenWidth || UInt32(sourceY) + UInt32(height) > screenHeight:
             return "copies from \(width)x\(height) at \(sourceX),\(sourceY), beyond the \(screenWidth)x\(screenHeight) screen"
-        case .jpeg, .solid, .raw, .lossless, .copy:
+        case .jpeg, .solid, .raw, .lossless, .losslessFrame, .copy:
             return nil
         }
     }

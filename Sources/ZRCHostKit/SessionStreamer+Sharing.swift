@@ -1,0 +1,94 @@
+import ZRCFrames
+import ZRCProtocol
+
+/// Encoding once for several viewers (see `SharedUpdates`): a session in step with others takes
+/// the update one of them made, or waits for the one making it, or makes it for all.
+extension SessionStreamer {
+    /// The newest update another session made from this stream's state, taken without capturing
+    /// (its capture's damage is then no longer owed to this viewer): a viewer in step with
+    /// another follows it at the cost of sealing and sending. Only at full resolution — a scaled
+    /// picture is kept up to date from the captures' damage, so those sessions capture, and
+    /// share updates made from the same capture (`sharedUpdate`).
+    func followedUpdate(_ lead: SharedUpdates.Lead) async -> FrameUpdate? {
+        guard let updates,
+              let (step, generation) = updates.shared.newestStep(from: lead.state, setting: lead.setting,
+                                                                 maximumPixels: stream.configuration.maximumUpdatePixels),
+              let update = stream.adopt(step.update, state: step.state)
+        else { return nil }
+        self.stateName = step.name
+        updates.moved(to: step.name)
+        await sharing.source.skip(for: viewer, through: generation)
+        return update
+    }
+
+    /// How long a session waits for another computing the update it will take (about 3 ms at
+    /// 1080p): past this, it computes its own.
+    static let leadWait: Duration = .milliseconds(100)
+
+    /// The state and settings of the next update, when it can be shared by following: updates
+    /// are shared, the stream's state is named, and the picture is the full screen.
+    func sharingLead() -> SharedUpdates.Lead? {
+        guard let updates, updates.shared.isShared, scaler == nil, let stateName,
+              !pictureRequestPending
+        else { return nil }
+        var configuration = stream.configuration
+        configuration.encodings.insert(.losslessFrames)
+        return SharedUpdates.Lead(state: stateName, setting: SharedUpdates.Setting(configuration))
+    }
+
+    /// Whether the controller asked for a picture whose mapping it has not been told yet (the next
+    /// capture announces it).
+    var pictureRequestPending: Bool {
+        guard let request = pictureRequest else { return false }
+        let size = stream.pictureSize
+        return PictureMapping.fitting(request, screenWidth: size.width, screenHeight: size.height) != announcedMapping
+    }
+
+    /// The update another session in this stream's state made from the same capture with the same
+    /// settings, taken as this stream's next frame; nil when there is none (then this session
+    /// computes it, and keeps it for the others: `shareComputed`). While two or more sessions
+    /// watch, lossless rects go as frames of their own, so that updates can be shared at all. A
+    /// frame cannot refer to what was sent before, so it costs more bytes than a chunk of the
+    /// session's stream (the lab's strip of text scrolled back and forth: 3.5 KB instead of
+    /// 0.3 KB): the price of encoding once, paid only while several sessions watch.
+    func sharedUpdate(picture: (pixels: PixelBuffer, hints: [PixelRect]?), name: SharedEncodings.Picture) throws -> FrameUpdate? {
+        sharingKey = nil
+        guard let updates, updates.shared.isShared else {
+            stream.configuration.encodings.remove(.losslessFrames)
+            return nil
+        }
+        stream.configuration.encodings.insert(.losslessFrames)
+        guard name.generation != 0, let stateName else { return nil }
+        let key = SharedUpdates.Key(state: stateName, picture: name, setting: SharedUpdates.Setting(stream.configuration))
+        sharingKey = key
+        guard let step = updates.shared.step(for: key, maximumPixels: stream.configuration.maximumUpdatePixels),
+              let update = stream.adopt(step.update, state: step.state)
+        else { return nil }
+        self.stateName = step.name
+        updates.moved(to: step.name)
+        return update
+    }
+
+    /// Names the state this session's stream is in after computing `update` (or nothing), and
+    /// keeps the update for other sessions that were in the same state.
+    /// `unchanged`: nothing was sent and the state is as it was (the capture showed nothing new):
+    /// it keeps its name, so a session that looked at a later capture stays in step with the
+    /// others.
+    func shareComputed(_ update: FrameUpdate?, picture: SharedEncodings.Picture, unchanged: Bool) {
+        guard let updates else { return }
+        if unchanged, stateName != nil, stream.configuration.encodings.contains(.losslessFrames) { return }
+        guard picture.generation != 0, stream.configuration.encodings.contains(.losslessFrames) else {
+            stateName = nil
+            updates.moved(to: nil)
+            return
+        }
+        // Settled: named by what it holds, so sessions that got there separately meet. Else a
+        // new name (what was computed may have changed the state even without an update).
+        let name = stream.settledIdentity(capture: picture) ?? updates.shared.freshName()
+        if let update, let key = sharingKey {
+            updates.record(SharedUpdates.Step(update: update, state: stream.pictureState, name: name), for: key)
+        }
+        stateName = name
+        updates.moved(to: name)
+    }
+}
