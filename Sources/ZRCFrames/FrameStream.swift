@@ -252,6 +252,8 @@ public struct FrameStream: Sendable {
     var moveDetector = MoveDetector()
     /// Changed tiles the last update left out.
     var deferred: TileMask?
+    /// Whether the last update left parts of a change for later (the next `offer` takes them).
+    public var owesParts: Bool { deferred != nil }
 
     private mutating func rememberLossy(_ rects: [FrameRect], screen: PixelBuffer) {
         let grid = TileGrid(width: screen.width, height: screen.height, tileSize: configuration.tileSize)

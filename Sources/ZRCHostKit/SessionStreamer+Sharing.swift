@@ -12,11 +12,12 @@ extension SessionStreamer {
     func followedUpdate(_ lead: SharedUpdates.Lead) async -> FrameUpdate? {
         guard let updates,
               let (step, generation) = updates.shared.newestStep(from: lead.state, setting: lead.setting,
-                                                                 maximumPixels: stream.configuration.maximumUpdatePixels),
+                                                                 maximumPixels: stream.configuration.maximumUpdatePixels, notBefore: lookedAt),
               let update = stream.adopt(step.update, state: step.state)
         else { return nil }
         self.stateName = step.name
         updates.moved(to: step.name)
+        lookedAt = generation
         await sharing.source.skip(for: viewer, through: generation)
         return update
     }

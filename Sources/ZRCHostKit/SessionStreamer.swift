@@ -47,6 +47,10 @@ actor SessionStreamer {
     /// cannot take lossless frames, or sharing is off), and the name of its stream's state.
     let updates: SharedUpdates.Membership?
     var stateName: Int?
+    /// The newest capture generation whose damage this session has taken (captured or followed):
+    /// an update made from an older capture must not be followed — the screen may have changed
+    /// back since (a blinking cursor), and that change is no longer owed to this viewer.
+    var lookedAt: UInt64 = 0
     /// What the update from this state to this capture is keyed by, while updates are shared.
     var sharingKey: SharedUpdates.Key?
 
@@ -83,6 +87,9 @@ actor SessionStreamer {
                 if changed { changeOwed = true }
                 // A refinement goes only once every frame in flight is acknowledged.
                 if changeOwed || (refinementDue && stream.inFlight.isEmpty) { try await stepFrames() }
+                // Parts of a large change left for later go as soon as the path has room, not
+                // when the screen next changes.
+                if stream.owesParts { changeOwed = true }
             } catch {
                 // A session that closed while a frame was on its way is no failure of the host.
                 guard await connection.isOpen else {
@@ -274,6 +281,7 @@ actor SessionStreamer {
     }
 
     private func waitTime() -> Duration {
+        if changeOwed { return .zero }
         let now = WireClock.monotonicMicros()
         // Pointer motion is not screen damage: look at the cursor often enough to follow it —
         // every frame while it moves, more calmly once it has rested for a while.
@@ -314,6 +322,7 @@ actor SessionStreamer {
         }
         defer { if let lead { updates?.shared.finish(lead) } }
         let capture = try await sharing.source.capture(for: viewer)
+        lookedAt = max(lookedAt, capture.generation)
         let picture = try await picture(of: capture)
         setBudget(updatePixelBudget(credited: credited), area: picture.pixels.width * picture.pixels.height)
         let pictureName = SharedEncodings.Picture(generation: sharing.sharesEncodings ? capture.generation : 0,
@@ -335,7 +344,11 @@ actor SessionStreamer {
             }
             shareComputed(update, picture: pictureName, unchanged: update == nil && stream.marks == marks)
         }
-        if let lead { updates?.shared.finish(lead) }
+        if let finished = lead {
+            // Now, not after sending: the sessions waiting for it go on at once.
+            updates?.shared.finish(finished)
+            lead = nil
+        }
         guard let update else { return }
         try await send(update, credited: credited, started: started, captured: captured, isRefinement: isRefinement)
     }

@@ -114,12 +114,12 @@ public final class SharedUpdates: Sendable {
         }
     }
 
-    /// The newest update kept from `state` with `setting`, made from a capture at full resolution,
-    /// whatever its generation: a session in that state can send it without capturing at all.
-    func newestStep(from state: Int, setting: Setting, maximumPixels: Int) -> (step: Step, generation: UInt64)? {
+    /// The newest update kept from `state` with `setting`, made from a capture at full resolution
+    /// no older than `notBefore`: a session in that state can send it without capturing at all.
+    func newestStep(from state: Int, setting: Setting, maximumPixels: Int, notBefore: UInt64) -> (step: Step, generation: UInt64)? {
         self.state.withLock { kept in
             let found = kept.steps.filter { $0.key.state == state && $0.key.setting == setting && $0.key.picture.mapping == nil
-                && $0.value.pixels <= maximumPixels }
+                && $0.value.pixels <= maximumPixels && $0.key.picture.generation >= notBefore }
                 .max { $0.key.picture.generation < $1.key.picture.generation }
             guard let found else { return nil }
             kept.used += 1

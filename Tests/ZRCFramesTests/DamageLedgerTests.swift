@@ -49,6 +49,32 @@ import ZRCFrames
         ledger.forgetAll()
         #expect(ledger.take(for: second) == nil)
     }
+
+    /// A viewer whose picture was brought up to a generation without capturing drops what that
+    /// capture shows, and keeps what came after and what carries no generation.
+    @Test func skippingDropsOnlyWhatTheGenerationShows() {
+        let viewer = ScreenViewer(id: 1)
+        var ledger = DamageLedger()
+        _ = ledger.take(for: viewer)
+        let (early, late, unknown) = (PixelRect(x: 0, y: 0, width: 4, height: 4), PixelRect(x: 8, y: 8, width: 4, height: 4),
+                                      PixelRect(x: 16, y: 0, width: 2, height: 2))
+        ledger.record([early], generation: 5)
+        ledger.record([unknown])
+        ledger.record([late], generation: 6)
+        ledger.skip(for: viewer, through: 5)
+        #expect(ledger.take(for: viewer) == [unknown, late])
+        ledger.skip(for: ScreenViewer(id: 9), through: 99)  // an unknown viewer: nothing happens
+        #expect(ledger.take(for: ScreenViewer(id: 9)) == nil)
+    }
+
+    @Test func aCollapsedListKeepsItsNewestGeneration() {
+        let viewer = ScreenViewer(id: 1)
+        var ledger = DamageLedger(maximumRects: 2)
+        _ = ledger.take(for: viewer)
+        for generation in UInt64(1)...3 { ledger.record([PixelRect(x: Int(generation), y: 0, width: 1, height: 1)], generation: generation) }
+        ledger.skip(for: viewer, through: 2)
+        #expect(ledger.take(for: viewer) == [PixelRect(x: 1, y: 0, width: 3, height: 1)], "generation 3 is in it: kept whole")
+    }
 }
 
 @Suite struct PixelBufferCopyTests {

@@ -159,6 +159,7 @@ import ZRCProtocol
         var hints: [PixelRect] = [PixelRect(x: 0, y: 0, width: 320, height: 128), clicked]
         while let update = try stream.offer(screen, hints: hints, captureMicros: 2, clock: { 0 }, encoder: &codec) {
             hints = []
+            if updates == 0 { #expect(stream.owesParts, "the first part leaves the rest owed") }
             let drawn = update.rects.reduce(0) { $0 + Int($1.width) * Int($1.height) }
             #expect(drawn <= 4 * 32 * 32)
             if updates == 0 {
@@ -171,6 +172,7 @@ import ZRCProtocol
             if updates > 100 { break }
         }
         #expect(updates > 5, "in parts")
+        #expect(!stream.owesParts, "nothing left once all parts went")
         let exact = compositor.framebuffer == screen
         #expect(exact)
     }
