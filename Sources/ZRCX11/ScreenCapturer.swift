@@ -23,7 +23,7 @@ public final class ScreenCapturer {
     private var segment: SharedMemorySegment?
     private let logger: Logger
     /// The shared-memory segment's size, about: a band of rows of this many bytes.
-    static let segmentBytes = 1 << 20
+    static let segmentBytes = 1 << 19
 
     /// - Parameters:
     ///   - useSharedMemory: false forces GetImage (for tests, or X servers where MIT-SHM misbehaves).
