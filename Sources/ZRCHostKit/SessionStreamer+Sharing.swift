@@ -16,7 +16,7 @@ extension SessionStreamer {
               let update = stream.adopt(step.update, state: step.state)
         else { return nil }
         self.stateName = step.name
-        updates.moved(to: step.name)
+        updates.moved(to: step.name, setting: lead.setting)
         lookedAt = generation
         await sharing.source.skip(for: viewer, through: generation)
         return update
@@ -66,7 +66,7 @@ extension SessionStreamer {
               let update = stream.adopt(step.update, state: step.state)
         else { return nil }
         self.stateName = step.name
-        updates.moved(to: step.name)
+        updates.moved(to: step.name, setting: key.setting)
         return update
     }
 
@@ -80,7 +80,7 @@ extension SessionStreamer {
         if unchanged, stateName != nil, stream.configuration.encodings.contains(.losslessFrames) { return }
         guard picture.generation != 0, stream.configuration.encodings.contains(.losslessFrames) else {
             stateName = nil
-            updates.moved(to: nil)
+            updates.moved(to: nil, setting: SharedUpdates.Setting(stream.configuration))
             return
         }
         // Settled: named by what it holds, so sessions that got there separately meet. Else a
@@ -90,6 +90,6 @@ extension SessionStreamer {
             updates.record(SharedUpdates.Step(update: update, state: stream.pictureState, name: name), for: key)
         }
         stateName = name
-        updates.moved(to: name)
+        updates.moved(to: name, setting: SharedUpdates.Setting(stream.configuration))
     }
 }

@@ -72,6 +72,12 @@ public final class SharedUpdates: Sendable {
         var setting: Setting
     }
 
+    /// Where a member's stream is: its state's name and the settings it last used.
+    struct Position: Hashable {
+        var name: Int
+        var setting: Setting
+    }
+
     private struct State {
         /// Leads being computed, and the sessions waiting for each (by ticket).
         var leads: [Lead: [UInt64: CheckedContinuation<Void, Never>]] = [:]
@@ -79,7 +85,7 @@ public final class SharedUpdates: Sendable {
         var steps: [Key: Step] = [:]
         var order: [Key] = []
         /// Where each member's stream is (by name; absent: unnamed).
-        var positions: [UInt64: Int] = [:]
+        var positions: [UInt64: Position] = [:]
         var members = 0
         var nextMember: UInt64 = 0
         var nextName: UInt64 = 0
@@ -131,7 +137,11 @@ public final class SharedUpdates: Sendable {
     func record(_ step: Step, for key: Key, by member: UInt64) {
         guard FrameStream.isShareable(step.update) else { return }
         state.withLock { state in
-            guard state.positions.contains(where: { $0.key != member && $0.value == key.state }), state.steps[key] == nil else { return }
+            // Kept only if another member is in that state with those settings: a kept update holds
+            // the picture, so the session that made it would copy its whole picture when it next
+            // changes it — a cost worth paying only for a session that takes the update.
+            let position = Position(name: key.state, setting: key.setting)
+            guard state.positions.contains(where: { $0.key != member && $0.value == position }), state.steps[key] == nil else { return }
             state.made += 1
             state.steps[key] = step
             state.order.append(key)
@@ -191,8 +201,8 @@ public final class SharedUpdates: Sendable {
         }
     }
 
-    fileprivate func move(_ member: UInt64, to name: Int?) {
-        state.withLock { $0.positions[member] = name }
+    fileprivate func move(_ member: UInt64, to position: Position?) {
+        state.withLock { $0.positions[member] = position }
     }
 
     fileprivate func leave(_ member: UInt64) {
@@ -218,7 +228,7 @@ public final class SharedUpdates: Sendable {
         deinit { shared.leave(id) }
 
         /// The session's stream is now in the state named `name` (nil: unnamed, shares nothing).
-        func moved(to name: Int?) { shared.move(id, to: name) }
+        func moved(to name: Int?, setting: Setting) { shared.move(id, to: name.map { Position(name: $0, setting: setting) }) }
         func record(_ step: Step, for key: Key) { shared.record(step, for: key, by: id) }
     }
 
