@@ -48,6 +48,9 @@ public struct DamageLedger: Sendable {
         pending[viewer] = list
     }
 
+    /// Whether no viewer is known (none has looked, or all have left).
+    public var hasNoViewers: Bool { pending.isEmpty }
+
     /// Whether `viewer` has something to look at (an unknown viewer has everything to look at).
     public func hasDamage(for viewer: ScreenViewer) -> Bool {
         pending[viewer].map { !$0.isEmpty } ?? true

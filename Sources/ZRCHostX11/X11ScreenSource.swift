@@ -178,6 +178,12 @@ public actor X11ScreenSource: ScreenSource, InputSink {
 
     public func viewerLeft(_ viewer: ScreenViewer) async {
         damage.remove(viewer)
+        // Nobody watching: the copy of the screen (8 MB at 1080p) goes back to the system, and
+        // the next viewer's first capture reads the whole screen again, as after a reconnect.
+        if damage.hasNoViewers {
+            framebuffer = PixelBuffer(width: 0, height: 0)
+            unread = nil
+        }
     }
 
     /// A RANDR event arrived that the next capture must look at.

@@ -92,6 +92,9 @@ struct FloodCommand: AsyncParsableCommand {
         let hostKey = try Invite(parsing: flooderInvite).hostKey
         _ = try await flooder.pair(inviteText: flooderInvite, name: "bench")
 
+        // Idle: paired, serving, nobody watching (the level it should return to when viewers leave).
+        try await Task.sleep(for: .seconds(2))
+        let idle = host.memory("VmRSS") ?? 0
         let session = try await good.connect(to: "bench")
         print("zrc-bench flood: display \(display) (\(screen.size)), workload \(workload.rawValue), "
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores; a viewer pings every \(interval) ms over loopback")
@@ -144,6 +147,9 @@ struct FloodCommand: AsyncParsableCommand {
         let after = host.memory("VmRSS") ?? 0
         let end = await session.end
         await session.close()
+        // Every viewer gone: the pictures and streams kept for them go too.
+        try await Task.sleep(for: .seconds(5))
+        let left = host.memory("VmRSS") ?? 0
 
         print("")
         print("the attack: \(counts.opened) stalled connections opened (peak \(counts.peakOpen) open, \(counts.closedByHost) closed by the host), "
@@ -157,6 +163,8 @@ struct FloodCommand: AsyncParsableCommand {
         let mib = { (bytes: Int) in Double(bytes) / 1_048_576 }
         print(String(format: "host memory: %.1f MiB resident before the attack, peak %.1f MiB during it (+%.1f MiB), %.1f MiB 5 s after",
                      mib(before), mib(peak), mib(peak - before), mib(after)))
+        print(String(format: "host memory without viewers: %.1f MiB idle before the first, %.1f MiB 5 s after the last left",
+                     mib(idle), mib(left)))
         print("bars: no ping over 100 ms → \(attacked.late == 0 && attacked.failed == 0 ? "met" : "NOT met"); "
             + "host growth ≤ 64 MB → \(peak - before <= 64_000_000 ? "met" : "NOT met")")
         if let end { print("the viewer's session ended during the run: \(end)") }
