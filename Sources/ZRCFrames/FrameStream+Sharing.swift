@@ -76,8 +76,7 @@ extension FrameStream {
 
     public var marks: Marks { Marks(lossy: lossy.flatMap { $0.isEmpty ? nil : $0 }, deferred: deferred) }
 
-    /// Pixels of the controller's picture (0 before the first update).
-    public var pictureArea: Int { sent.width * sent.height }
+    /// The controller's picture's size (0 × 0 before the first update).
     public var pictureSize: (width: Int, height: Int) { (sent.width, sent.height) }
 
     /// Whether `update` means the same to any controller in the state it was made for: it holds

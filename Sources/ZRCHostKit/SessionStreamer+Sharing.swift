@@ -9,7 +9,7 @@ extension SessionStreamer {
     /// another follows it at the cost of sealing and sending. Only at full resolution — a scaled
     /// picture is kept up to date from the captures' damage, so those sessions capture, and
     /// share updates made from the same capture (`sharedUpdate`).
-    func followedUpdate(_ lead: SharedUpdates.Lead) async -> FrameUpdate? {
+    private func followedUpdate(_ lead: SharedUpdates.Lead) async -> FrameUpdate? {
         guard let updates,
               let (step, generation) = updates.shared.newestStep(from: lead.state, setting: lead.setting,
                                                                  maximumPixels: stream.configuration.maximumUpdatePixels, notBefore: lookedAt),
@@ -22,27 +22,39 @@ extension SessionStreamer {
         return update
     }
 
+    /// How the next update comes about for a session that may share (`followOrLead`).
+    enum SharedStart {
+        /// Taken from another session in the same state: send it as it is.
+        case followed(FrameUpdate)
+        /// This session computes it for all in its state; `SharedUpdates.finish` once it has.
+        case leading(SharedUpdates.Lead)
+        /// Computed by this session alone (not sharing, or the one computing it took too long).
+        case alone
+    }
+
+    /// In step with other sessions: take the update one of them made from this state, or wait for
+    /// the one making it and take that, or make it for all.
+    func followOrLead() async -> SharedStart {
+        guard let updates, let candidate = sharingLead() else { return .alone }
+        if let followed = await followedUpdate(candidate) { return .followed(followed) }
+        if updates.shared.claim(candidate) { return .leading(candidate) }
+        await updates.shared.waitForLead(candidate, timeout: Self.leadWait)
+        return await followedUpdate(candidate).map { .followed($0) } ?? .alone
+    }
+
     /// How long a session waits for another computing the update it will take (about 3 ms at
     /// 1080p): past this, it computes its own.
     static let leadWait: Duration = .milliseconds(100)
 
     /// The state and settings of the next update, when it can be shared by following: updates
     /// are shared, the stream's state is named, and the picture is the full screen.
-    func sharingLead() -> SharedUpdates.Lead? {
+    private func sharingLead() -> SharedUpdates.Lead? {
         guard let updates, updates.shared.isShared, scaler == nil, let stateName,
               !pictureRequestPending
         else { return nil }
         var configuration = stream.configuration
         configuration.encodings.insert(.losslessFrames)
         return SharedUpdates.Lead(state: stateName, setting: SharedUpdates.Setting(configuration))
-    }
-
-    /// Whether the controller asked for a picture whose mapping it has not been told yet (the next
-    /// capture announces it).
-    var pictureRequestPending: Bool {
-        guard let request = pictureRequest else { return false }
-        let size = stream.pictureSize
-        return PictureMapping.fitting(request, screenWidth: size.width, screenHeight: size.height) != announcedMapping
     }
 
     /// The update another session in this stream's state made from the same capture with the same

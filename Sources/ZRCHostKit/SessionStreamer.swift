@@ -7,8 +7,8 @@ import ZRCProtocol
 /// refines still areas; the single owner of that session's `FrameStream` and encoder.
 actor SessionStreamer {
     let sharing: ScreenSharing
-    private let connection: SecureConnection
-    private let logger: Logger
+    let connection: SecureConnection
+    let logger: Logger
     var stream: FrameStream
     private var encoder: SharingEncoder
     private var quality = QualityController()
@@ -29,14 +29,14 @@ actor SessionStreamer {
     private let sendsLinkStats: Bool
     /// The path as last measured, for `zrc-host sessions`.
     private let link: SessionLink
-    private var sentShapeID: UInt32?
-    private var sentPosition: (x: Int32, y: Int32, visible: Bool)?
+    var sentShapeID: UInt32?
+    var sentPosition: (x: Int32, y: Int32, visible: Bool)?
     let viewer: ScreenViewer
-    private var pointerMovedMicros: UInt64 = 0
+    var pointerMovedMicros: UInt64 = 0
     /// Whether both sides announced `cursorShape`: the pointer travels as shape and position.
-    private let sendsCursor: Bool
+    let sendsCursor: Bool
     /// Whether both sides announced `scaledPictures`: the controller's `pictureRequest` is honoured.
-    private let scalesPictures: Bool
+    let scalesPictures: Bool
     /// What the controller last asked to see; nil: the whole screen at full resolution.
     var pictureRequest: PictureRequest?
     /// The mapping last announced to the controller (nil: none yet, the controller assumes the
@@ -132,13 +132,13 @@ actor SessionStreamer {
         }
     }
 
-    private func wakeAcknowledgementWaiter() {
+    func wakeAcknowledgementWaiter() {
         acknowledgementWaiter?.resume()
         acknowledgementWaiter = nil
     }
 
     /// A change seen while a frame was in flight (or paced) that still has to be captured.
-    private var changeOwed = false
+    var changeOwed = false
 
     private var refinementDue: Bool {
         stream.refinementDueMicros.map { WireClock.monotonicMicros() >= $0 } ?? false
@@ -194,31 +194,6 @@ actor SessionStreamer {
         guard let input = lastInput, WireClock.monotonicMicros() &- input.micros < 1_000_000 else { return nil }
         guard let scaler else { return (input.x, input.y) }
         return scaler.pictureRect(covering: PixelRect(x: input.x, y: input.y, width: 1, height: 1)).map { ($0.x, $0.y) }
-    }
-
-    /// The controller shows a picture of this size and region from now on.
-    func requestPicture(_ request: PictureRequest) {
-        guard scalesPictures, request != pictureRequest else { return }
-        pictureRequest = request
-        changeOwed = true
-        wakeAcknowledgementWaiter()
-    }
-
-    /// The capture as the controller asked to see it: scaled (and announced first, whenever the
-    /// mapping changes) or, without a request, as it is.
-    private func picture(of capture: ScreenCapture) async throws -> (pixels: PixelBuffer, hints: [PixelRect]?) {
-        guard let request = pictureRequest else { return (capture.pixels, capture.hints) }
-        let mapping = PictureMapping.fitting(request, screenWidth: capture.pixels.width, screenHeight: capture.pixels.height)
-        if mapping != announcedMapping {
-            try await connection.send(.pictureMapping(mapping))
-            announcedMapping = mapping
-            scaler = mapping.isIdentity ? nil : PictureScaler(mapping: mapping)
-        }
-        guard var scaling = scaler else { return (capture.pixels, capture.hints) }
-        scaler = nil  // the picture's storage stays uniquely referenced while it is redrawn
-        let hints = scaling.update(from: capture.pixels, hints: capture.hints)
-        scaler = scaling
-        return (scaling.picture, hints)
     }
 
     func acknowledge(_ frameID: UInt64) {
@@ -301,24 +276,17 @@ actor SessionStreamer {
         changeOwed = false
         let started = WireClock.monotonicMicros()
         stream.configuration.focus = inputFocus()
-        setBudget(updatePixelBudget(credited: credited), area: stream.pictureArea)
-        // In step with other sessions: take the update one of them made from this state, or wait
-        // for the one making it, or make it for all.
+        let size = stream.pictureSize
+        setBudget(updatePixelBudget(credited: credited), area: size.width * size.height)
         var lead: SharedUpdates.Lead?
-        if let candidate = sharingLead() {
-            if let followed = await followedUpdate(candidate) {
-                try await send(followed, credited: credited, started: started, captured: started, isRefinement: false)
-                return
-            }
-            if updates?.shared.claim(candidate) == true {
-                lead = candidate
-            } else {
-                await updates?.shared.waitForLead(candidate, timeout: Self.leadWait)
-                if let followed = await followedUpdate(candidate) {
-                    try await send(followed, credited: credited, started: started, captured: started, isRefinement: false)
-                    return
-                }
-            }
+        switch await followOrLead() {
+        case .followed(let update):
+            try await send(update, credited: credited, started: started, captured: started, isRefinement: false)
+            return
+        case .leading(let claimed):
+            lead = claimed
+        case .alone:
+            break
         }
         defer { if let lead { updates?.shared.finish(lead) } }
         let capture = try await sharing.source.capture(for: viewer)
@@ -375,32 +343,5 @@ actor SessionStreamer {
                                             encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,
                                             wireBytes: wireBytes, rects: update.rects.count, quality: Int(update.quality),
                                             isRefinement: isRefinement))
-    }
-
-    /// The shape goes once per shape, the position whenever it moves; the controller draws the
-    /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles.
-    private func sendCursor() async throws {
-        guard sendsCursor, let cursor = try await sharing.source.cursor() else { return }
-        var shape = cursor.shape
-        if let candidate = shape, candidate.shapeID != sentShapeID {
-            // The source validates what the X server reports; this guard keeps any source's
-            // mistake a hidden pointer rather than a message the peer must reject.
-            do {
-                try ZRCMessage.cursorShape(candidate).validate()
-            } catch {
-                logger.warning("not sending an invalid cursor shape: \(error.message)")
-                shape = nil
-            }
-            if let valid = shape {
-                try await connection.send(.cursorShape(valid))
-                sentShapeID = valid.shapeID
-            }
-        }
-        let visible = shape != nil
-        if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y || sentPosition?.visible != visible {
-            try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: visible, shapeID: shape?.shapeID ?? sentShapeID ?? 0))
-            sentPosition = (cursor.x, cursor.y, visible)
-            pointerMovedMicros = WireClock.monotonicMicros()
-        }
     }
 }

@@ -92,7 +92,7 @@ import ZRCProtocol
         var other = FrameStream(configuration: .init(tileSize: 16, encodings: [.losslessRects, .solidRects]))
         let taken = other.adopt(update, state: own.pictureState)
         #expect(taken == nil)
-        #expect(other.pictureArea == 0, "nothing taken")
+        #expect(other.pictureSize.width * other.pictureSize.height == 0, "nothing taken")
     }
 }
 

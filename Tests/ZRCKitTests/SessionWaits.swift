@@ -1,4 +1,5 @@
 import ZRCControllerKit
+import ZRCFrames
 import ZRCProtocol
 
 /// Bounded waits on a controller session, shared by the screen suites.
@@ -25,6 +26,17 @@ enum SessionWaits {
             }
         }
         return nil
+    }
+
+    /// Whether `session` shows exactly `expected` within `deadline` (generous: the suites run in
+    /// parallel on two cores), looking every 10 ms.
+    static func shows(_ session: ControllerSession, _ expected: PixelBuffer, within deadline: Duration = .seconds(30)) async -> Bool {
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            if await session.pollFrame()?.pixels == expected { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return await session.pollFrame()?.pixels == expected
     }
 
     /// Motion updates stay at or below quality 80; refinements are 92 (JPEG 4:4:4) or 0 (no JPEG:

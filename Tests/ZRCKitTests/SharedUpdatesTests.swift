@@ -12,14 +12,9 @@ import ZRCTestSupport
 @Suite struct SharedUpdatesTests {
     /// Waits (generously) until every session shows `expected`; nil then, else which differ where.
     func waitForAll(_ sessions: [ControllerSession], showing expected: PixelBuffer) async -> String? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
-        while clock.now < deadline {
-            var all = true
-            for session in sessions where await session.pollFrame()?.pixels != expected { all = false }
-            if all { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        var all = true
+        for session in sessions where await !SessionWaits.shows(session, expected, within: .seconds(20)) { all = false }
+        if all { return nil }
         var report: [String] = []
         for (index, session) in sessions.enumerated() {
             guard let frame = await session.pollFrame() else {

@@ -1,0 +1,32 @@
+import ZRCFrames
+import ZRCNetworking
+import ZRCProtocol
+
+extension SessionStreamer {
+    /// The shape goes once per shape, the position whenever it moves; the controller draws the
+    /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles.
+    func sendCursor() async throws {
+        guard sendsCursor, let cursor = try await sharing.source.cursor() else { return }
+        var shape = cursor.shape
+        if let candidate = shape, candidate.shapeID != sentShapeID {
+            // The source validates what the X server reports; this guard keeps any source's
+            // mistake a hidden pointer rather than a message the peer must reject.
+            do {
+                try ZRCMessage.cursorShape(candidate).validate()
+            } catch {
+                logger.warning("not sending an invalid cursor shape: \(error.message)")
+                shape = nil
+            }
+            if let valid = shape {
+                try await connection.send(.cursorShape(valid))
+                sentShapeID = valid.shapeID
+            }
+        }
+        let visible = shape != nil
+        if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y || sentPosition?.visible != visible {
+            try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: visible, shapeID: shape?.shapeID ?? sentShapeID ?? 0))
+            sentPosition = (cursor.x, cursor.y, visible)
+            pointerMovedMicros = WireClock.monotonicMicros()
+        }
+    }
+}
