@@ -50,6 +50,14 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h (mallopt): part of the C library, nothing to install.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        // Reaching hosts behind NATs: libnice (ICE, STUN/TURN, PseudoTCP), Avahi (mDNS on the LAN)
+        // and libmosquitto (the rendezvous broker's MQTT).
+        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
+        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-glib", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The GLib thread libnice and Avahi share, in C: GLib's signals, properties and sources
+        // are macros and varargs that Swift cannot call, and PseudoTCP is pumped from there.
+        .target(name: "CReach", dependencies: ["CNice", "CAvahi"]),
         .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
@@ -66,6 +74,10 @@ let package = Package(
         // zlib inflate streams for the benchmark's RFB client (the VNC servers ZRC is compared with).
         .target(name: "ZRCZlib", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "ZRCMemory", dependencies: ["CMalloc"], swiftSettings: strict),
+        // ICE links (libnice + PseudoTCP through CReach) as byte streams for the record layer.
+        .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"], swiftSettings: strict),
+        // The rendezvous broker's MQTT client (libmosquitto).
+        .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCNetworking", "ZRCProtocol"], swiftSettings: strict),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"], swiftSettings: strict),
@@ -95,8 +107,8 @@ let package = Package(
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
-                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", argumentParser,
-                               logging],
+                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT",
+                               "ZRCNetworking", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging],
                 swiftSettings: strict),
         .executableTarget(
             name: "zrc-host",

@@ -14,12 +14,18 @@ BUILD_PACKAGES=(
   libzstd-dev
   zlib1g-dev
   libnetfilter-queue-dev
+  libnice-dev libavahi-client-dev libavahi-glib-dev libmosquitto-dev
 )
 # Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as
 # something to look at and click in the demo), and a keyring for identity keys.
 RUN_PACKAGES=(
   xvfb xauth x11-utils x11-xserver-utils x11-apps xterm xdotool
   dbus dbus-x11 gnome-keyring libsecret-tools
+)
+# Reach across NATs in the tests and the benchmark: a TURN/STUN server, an MQTT broker for the
+# rendezvous, avahi-daemon for LAN discovery, and tcpdump to prove nothing travels in the clear.
+REACH_PACKAGES=(
+  coturn mosquitto mosquitto-clients avahi-daemon avahi-utils tcpdump
 )
 # Test: real terminals for the viewer tests (xterm above, tmux, kitty with Mesa's software OpenGL,
 # since Xvfb has no GPU), and the schema checker.
@@ -37,8 +43,8 @@ LAB_PACKAGES=(
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
 case "${1:-}" in
-  --with-test) want+=("${TEST_PACKAGES[@]}" "${LAB_PACKAGES[@]}") ;;
-  --with-bench) want+=("${LAB_PACKAGES[@]}") ;;
+  --with-test) want+=("${TEST_PACKAGES[@]}" "${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}") ;;
+  --with-bench) want+=("${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}") ;;
 esac
 
 missing=()

@@ -33,7 +33,8 @@ struct ControllerDialer: Sendable {
                 continue
             }
             do {
-                return try await handshake(over: channel, address: address, hostKey: hostKey, purpose: purpose())
+                return try await handshake(over: channel, label: address.description, path: .tcp(address: address.description),
+                                           hostKey: hostKey, purpose: purpose())
             } catch {
                 if telling.map({ Self.rank($0) < Self.rank(error) }) ?? true { telling = error }
             }
@@ -52,13 +53,17 @@ struct ControllerDialer: Sendable {
         }
     }
 
-    private func handshake(over channel: TCPEndpoint.Connection, address: HostPort, hostKey: NoisePublicKey,
-                           purpose: ControllerHandshake.Purpose) async throws(ControllerError) -> ControllerSession {
+    /// Runs the handshake and then the session over an open byte stream (TCP, or an ICE stream
+    /// adopted as a socket); `label` names the peer in messages, `onEnd` runs when it is over.
+    func handshake(over channel: TCPEndpoint.Connection, label: String, path: TransportPath, hostKey: NoisePublicKey,
+                   purpose: ControllerHandshake.Purpose,
+                   onEnd: @escaping @Sendable () async -> Void = {}) async throws(ControllerError) -> ControllerSession {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 let once = ResumeOnce<ControllerSession>(continuation)
                 Task {
-                    await run(channel: channel, address: address, hostKey: hostKey, purpose: purpose, once: once)
+                    await run(channel: channel, address: label, path: path, hostKey: hostKey, purpose: purpose, once: once)
+                    await onEnd()
                 }
             }
         } catch let error as ControllerError {
@@ -68,7 +73,7 @@ struct ControllerDialer: Sendable {
         }
     }
 
-    private func run(channel: TCPEndpoint.Connection, address: HostPort, hostKey: NoisePublicKey,
+    private func run(channel: TCPEndpoint.Connection, address: String, path: TransportPath, hostKey: NoisePublicKey,
                      purpose: ControllerHandshake.Purpose, once: ResumeOnce<ControllerSession>) async {
         let timedOut = OnceFlag()
         var established: ControllerSession?
@@ -108,11 +113,11 @@ struct ControllerDialer: Sendable {
                 }
                 timer.cancel()
                 guard let response else { return }
-                let session = ControllerSession(response: response, decoder: makeDecoder?())
+                let session = ControllerSession(response: response, decoder: makeDecoder?(), path: path)
                 established = session
                 let end = await SecureConnectionLoop.run(
                     channel: try handshake.establish(), inbound: &iterator, outbound: outbound, nioChannel: channel.channel,
-                    remoteAddress: address.description, timings: timings, logger: logger,
+                    remoteAddress: address, timings: timings, logger: logger,
                     started: { connection in
                         await session.attach(connection)
                         // A pairing connection's first message must be the pairing request.
@@ -139,12 +144,12 @@ struct ControllerDialer: Sendable {
         if let established { await established.finished(.connectionLost) }
     }
 
-    static func closedDuringHandshake(_ address: HostPort) -> ControllerError {
+    static func closedDuringHandshake(_ address: String) -> ControllerError {
         ControllerError(.handshakeFailed, "the host at \(address) closed the connection during the handshake "
             + "(it may be busy, limiting connections, or not accepting this controller); try again in a few seconds")
     }
 
-    static func translate(_ error: SessionError, address: HostPort) -> ControllerError {
+    static func translate(_ error: SessionError, address: String) -> ControllerError {
         switch error.kind {
         case .rejected(let reason): ControllerError(.rejected(reason), "\(address): \(reason.explanation)")
         case .wrongPeer: ControllerError(.wrongPeer, "\(address): \(error.message)")

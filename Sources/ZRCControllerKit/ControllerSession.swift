@@ -53,6 +53,8 @@ public actor ControllerSession {
     /// Ping IDs of explicit pings live in the upper half so they never meet keepalive IDs.
     private var nextPingID: UInt64 = 1 << 63
     public private(set) var end: ConnectionEnd?
+    /// The path the session runs over (`direct TCP …`, `ICE direct (srflx)`, `relay via …`).
+    public nonisolated let path: TransportPath
     private var endWaiters: [CheckedContinuation<ConnectionEnd, Never>] = []
     private var compositor = FrameCompositor()
     private var cursor = RemoteCursor()
@@ -78,7 +80,8 @@ public actor ControllerSession {
         try? await send(.pictureRequest(request))
     }
 
-    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?) {
+    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?, path: TransportPath) {
+        self.path = path
         self.decoder = decoder
         hostName = TerminalSafeText.sanitized(response.hostName)
         sessionID = response.sessionID

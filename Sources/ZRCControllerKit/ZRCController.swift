@@ -17,11 +17,14 @@ public struct ControllerConfiguration: Sendable {
     /// What this controller announces in `hello`; nil: everything it can do (every rect encoding
     /// and the cursor when it has a decoder, text input always).
     public var capabilities: Capabilities?
+    /// Paths beyond the host's TCP addresses (rendezvous, ICE, relays).
+    public var reach: ControllerReach
 
     public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
                 handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
                 deadPeerTimeout: Duration = .seconds(20), makeDecoder: (@Sendable () -> any RegionDecoder)? = nil,
-                capabilities: Capabilities? = nil) {
+                capabilities: Capabilities? = nil, reach: ControllerReach = ControllerReach()) {
+        self.reach = reach
         self.agent = agent
         self.connectTimeout = connectTimeout
         self.handshakeTimeout = handshakeTimeout
@@ -43,6 +46,7 @@ public struct ZRCController: Sendable {
     public let controllerName: String
     public let identityKey: NoisePublicKey
     private let dialer: ControllerDialer
+    private let reacher: HostReacher
     private let crypto: any NoiseCrypto
 
     public init(identity: NoiseKeyPair, crypto: any NoiseCrypto, knownHosts: KnownHostsStore, controllerName: String,
@@ -57,6 +61,9 @@ public struct ZRCController: Sendable {
             timings: ConnectionTimings(keepaliveInterval: configuration.keepaliveInterval,
                                        deadPeerTimeout: configuration.deadPeerTimeout),
             makeDecoder: configuration.makeDecoder, capabilities: configuration.announced)
+        reacher = HostReacher(dialer: dialer,
+                              rendezvous: RendezvousDialer(identity: identity, crypto: crypto, reach: configuration.reach, logger: logger),
+                              reach: configuration.reach)
     }
 
     public func fingerprint(of key: NoisePublicKey) -> String { KeyDerivations.fingerprint(of: key, crypto: crypto) }
@@ -95,8 +102,12 @@ public struct ZRCController: Sendable {
         let hostName = try await Self.awaitPairAccepted(session)
         // The trust store keeps whole seconds.
         let pairedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let servers = invite.servers
         let host = KnownHost(name: localName, hostName: hostName, publicKey: hostKey,
-                             addresses: addresses.map(\.description), pairedAt: pairedAt, lastSeen: pairedAt)
+                             addresses: addresses.map(\.description), pairedAt: pairedAt, lastSeen: pairedAt,
+                             rendezvousUrls: servers.filter { $0.scheme == .mqtt }.map(\.text),
+                             relayUrls: servers.filter { $0.scheme == .turn }.map(\.text),
+                             stunUrls: servers.filter { $0.scheme == .stun }.map(\.text))
         do {
             try await knownHosts.add(host)
         } catch {
@@ -129,19 +140,21 @@ public struct ZRCController: Sendable {
         } catch {
             throw ControllerError(.storage, error.description)
         }
-        let addresses = host.addresses.compactMap { HostPort(parsing: $0) }
         let session: ControllerSession
         do {
-            session = try await dialer.open(addresses: addresses, hostKey: host.publicKey) {
-                .session(requested: viewOnly ? .viewOnly : [])
-            }
+            session = try await reacher.connect(to: host, purpose: { .session(requested: viewOnly ? .viewOnly : []) },
+                                                nowUnixMicros: { WireClock.unixMicros() })
         } catch {
             if case .rejected(.hostKeyMismatch) = error.kind {
                 throw ControllerError(error.kind, error.message.replacingOccurrences(of: "NAME", with: name))
             }
             throw error
         }
-        try? await knownHosts.markSeen(named: name, at: Date())
+        if case .tcp(let address) = session.path {
+            try? await knownHosts.markSeen(named: name, at: Date(), workingAddress: address)
+        } else {
+            try? await knownHosts.markSeen(named: name, at: Date())
+        }
         return session
     }
 }

@@ -20,11 +20,13 @@ struct HostConnectionHandler: Sendable {
         case released
     }
 
-    func serve(_ connection: TCPEndpoint.Connection) async {
+    /// `origin` names a connection that did not come from the TCP listener (an ICE stream):
+    /// its admission source and how the log names the peer.
+    func serve(_ connection: TCPEndpoint.Connection, origin: (source: String, remote: String)? = nil) async {
         let address = connection.channel.remoteAddress
-        let remote = address?.description ?? "an unknown address"
+        let remote = origin?.remote ?? address?.description ?? "an unknown address"
         // Limits count per IP address, not per port.
-        let source = address?.ipAddress ?? remote
+        let source = origin?.source ?? address?.ipAddress ?? remote
         var logger = server.logger
         logger[metadataKey: "peer"] = "\(remote)"
         guard await server.connectionOpened(source: source) else {

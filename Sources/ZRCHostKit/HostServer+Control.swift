@@ -88,7 +88,7 @@ extension HostServer {
             let secret = configuration.randomSecret(Invite.secretLength)
             let invite = try Invite(hostKey: identity.publicKey, inviteID: id, secret: secret, expiresAt: expiresAt,
                                     addresses: advertised.map { InviteAddress(host: $0.host, port: $0.port) },
-                                    hostName: configuration.hostName)
+                                    hostName: configuration.hostName, servers: configuration.reach?.advertised ?? [])
             invites.add(id: id.bytes, secret: secret, expiresAt: expiresAt)
             logger.info("created an invite valid for \(lifetimeSeconds) s (\(invites.openCount(now: configuration.unixSeconds)) open)")
             return .invite(InviteSummary(invite: invite.text, hostFingerprint: fingerprint, hostName: configuration.hostName,

@@ -68,6 +68,9 @@ public actor HostServer {
             }
             onListening(bound)
             logger.info("listening on \(bound) — host key fingerprint \(fingerprint)")
+            if let reach = configuration.reach, !reach.rendezvous.isEmpty {
+                group.addTask { await RendezvousResponder(server: self, reach: reach, logger: self.logger).run() }
+            }
             group.addTask {
                 // Summaries of refused connections come out even when the refusals stop.
                 while !Task.isCancelled {
@@ -81,6 +84,12 @@ public actor HostServer {
                 }
             }
         }
+    }
+
+    /// Serves a connection that arrived another way than the TCP listener (an ICE stream from
+    /// the rendezvous), with the same admission, handshake and session handling.
+    nonisolated func serveAdopted(_ connection: TCPEndpoint.Connection, source: String, remote: String) async {
+        await HostConnectionHandler(server: self).serve(connection, origin: (source, remote))
     }
 
     /// Ends every live session with `close(shuttingDown)`; call before cancelling `run`.

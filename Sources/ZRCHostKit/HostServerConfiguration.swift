@@ -30,13 +30,16 @@ public struct HostServerConfiguration: Sendable {
     public var sharing: ScreenSharing?
     /// What a controller gets while another one is in control.
     public var policy: SessionPolicy
+    /// The rendezvous and ICE settings; nil: reachable on the TCP listener alone.
+    public var reach: HostReach?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
                 controlSocket: URL, admission: AdmissionLimits = AdmissionLimits(), maximumClockSkew: Duration = .seconds(120),
                 randomSecret: @escaping @Sendable (Int) -> SecretBytes,
                 unixMicros: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000)) },
-                sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly) {
+                sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, reach: HostReach? = nil) {
+        self.reach = reach
         self.listen = listen
         self.hostName = hostName
         self.advertisedAddresses = advertisedAddresses

@@ -44,6 +44,22 @@ public enum TCPEndpoint {
             }
     }
 
+    /// Wraps an already connected stream socket (the caller's end of an ICE stream) as a
+    /// connection like a TCP one; the connection owns the socket from then on.
+    public static func adopt(socket: Int32) async throws -> Connection {
+        do {
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .withConnectedSocket(socket) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Connection(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            close(socket)
+            throw error
+        }
+    }
+
     /// Closes `channel` after `timeout` unless cancelled first: bounds how long a peer can take
     /// over a phase (e.g. the handshake) without any cooperation from the reading loop.
     public static func closeAfter(_ timeout: Duration, channel: any Channel, onFire: @escaping @Sendable () -> Void = {}) -> ChannelDeadline {

@@ -1,4 +1,4 @@
-import ZRCProtocol
+public import ZRCProtocol
 
 /// Which identity key store a program uses. The keyring is the default; the file store is an
 /// explicit opt-in for hosts run as services without a logged-in keyring.
@@ -20,6 +20,14 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var deadPeerTimeoutSeconds: Int
     /// How far a session handshake's timestamp may be from the host's clock, either way.
     public var maxClockSkewSeconds: Int
+    /// Reach beyond the LAN (see README, "Reaching a host anywhere"): MQTT brokers the host
+    /// listens on for offers, TURN relays and STUN servers for ICE, and which paths it accepts.
+    public var rendezvousUrls: [String]
+    public var relayUrls: [String]
+    public var stunUrls: [String]
+    public var transportPreference: TransportPreference
+    /// Publish the host on the LAN with mDNS (Avahi), as `_zrc._tcp`.
+    public var lanDiscovery: Bool
 
     public static let inviteLifetimeRange = 30...86_400
     public static let defaultInviteLifetimeSeconds = 600
@@ -33,11 +41,16 @@ public struct HostConfig: Codable, Sendable, Equatable {
         keepaliveIntervalSeconds = 5
         deadPeerTimeoutSeconds = 20
         maxClockSkewSeconds = 120
+        rendezvousUrls = []
+        relayUrls = []
+        stunUrls = []
+        transportPreference = .auto
+        lanDiscovery = true
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds,
-             maxClockSkewSeconds
+             maxClockSkewSeconds, rendezvousUrls, relayUrls, stunUrls, transportPreference, lanDiscovery
     }
 
     public init(from decoder: any Decoder) throws {
@@ -59,6 +72,11 @@ public struct HostConfig: Codable, Sendable, Equatable {
         keepaliveIntervalSeconds = try container.decodeInRange(1...60, forKey: .keepaliveIntervalSeconds) ?? defaults.keepaliveIntervalSeconds
         deadPeerTimeoutSeconds = try container.decodeInRange(2...600, forKey: .deadPeerTimeoutSeconds) ?? defaults.deadPeerTimeoutSeconds
         maxClockSkewSeconds = try container.decodeInRange(10...3600, forKey: .maxClockSkewSeconds) ?? defaults.maxClockSkewSeconds
+        rendezvousUrls = try container.decodeReachURLs(forKey: .rendezvousUrls, scheme: .mqtt)
+        relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn)
+        stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
+        transportPreference = try container.decodeTransportPreference(forKey: .transportPreference) ?? defaults.transportPreference
+        lanDiscovery = try container.decodeIfPresent(Bool.self, forKey: .lanDiscovery) ?? defaults.lanDiscovery
         guard deadPeerTimeoutSeconds > keepaliveIntervalSeconds else {
             throw DecodingError.dataCorruptedError(
                 forKey: .deadPeerTimeoutSeconds, in: container,
@@ -72,13 +90,22 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
     /// The name this controller gives itself when pairing; defaults to user@machine.
     public var controllerName: String?
     public var keyStore: KeyStoreChoice
+    /// This controller's own servers, used besides those each host's invite named.
+    public var rendezvousUrls: [String]
+    public var relayUrls: [String]
+    public var stunUrls: [String]
+    public var transportPreference: TransportPreference
 
     public init() {
         controllerName = nil
         keyStore = .keyring
+        rendezvousUrls = []
+        relayUrls = []
+        stunUrls = []
+        transportPreference = .auto
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case controllerName, keyStore }
+    enum CodingKeys: String, CodingKey, CaseIterable { case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -88,6 +115,10 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
             throw DecodingError.dataCorruptedError(forKey: .controllerName, in: container, debugDescription: problem)
         }
         keyStore = try container.decodeChoice(KeyStoreChoice.self, forKey: .keyStore) ?? .keyring
+        rendezvousUrls = try container.decodeReachURLs(forKey: .rendezvousUrls, scheme: .mqtt)
+        relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn)
+        stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
+        transportPreference = try container.decodeTransportPreference(forKey: .transportPreference) ?? .auto
     }
 }
 

@@ -12,17 +12,32 @@ public struct KnownHost: Codable, Sendable, Equatable {
     public var addresses: [String]
     public var pairedAt: Date
     public var lastSeen: Date?
+    /// The servers the host's invite named: where to find it when its addresses do not answer.
+    public var rendezvousUrls: [String]
+    public var relayUrls: [String]
+    public var stunUrls: [String]
 
-    public init(name: String, hostName: String, publicKey: NoisePublicKey, addresses: [String], pairedAt: Date, lastSeen: Date? = nil) {
+    public init(name: String, hostName: String, publicKey: NoisePublicKey, addresses: [String], pairedAt: Date, lastSeen: Date? = nil,
+                rendezvousUrls: [String] = [], relayUrls: [String] = [], stunUrls: [String] = []) {
         self.name = name
         self.hostName = hostName
         self.publicKey = publicKey
         self.addresses = addresses
         self.pairedAt = pairedAt
         self.lastSeen = lastSeen
+        self.rendezvousUrls = rendezvousUrls
+        self.relayUrls = relayUrls
+        self.stunUrls = stunUrls
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, hostName, publicKey, addresses, pairedAt, lastSeen }
+    /// All of the host's servers, parsed (they were validated when read).
+    public var reachURLs: [ReachURL] {
+        (rendezvousUrls + relayUrls + stunUrls).compactMap { try? ReachURL(parsing: $0, expecting: [.mqtt, .turn, .stun]) }
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, hostName, publicKey, addresses, pairedAt, lastSeen, rendezvousUrls, relayUrls, stunUrls
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -49,6 +64,9 @@ public struct KnownHost: Codable, Sendable, Equatable {
         }
         pairedAt = try container.decodeDate(forKey: .pairedAt)
         lastSeen = try container.decodeDateIfPresent(forKey: .lastSeen)
+        rendezvousUrls = try container.decodeReachURLs(forKey: .rendezvousUrls, scheme: .mqtt)
+        relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn)
+        stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -59,6 +77,9 @@ public struct KnownHost: Codable, Sendable, Equatable {
         try container.encode(addresses, forKey: .addresses)
         try container.encode(InternetDateTime.format(pairedAt), forKey: .pairedAt)
         try container.encodeIfPresent(lastSeen.map(InternetDateTime.format), forKey: .lastSeen)
+        if !rendezvousUrls.isEmpty { try container.encode(rendezvousUrls, forKey: .rendezvousUrls) }
+        if !relayUrls.isEmpty { try container.encode(relayUrls, forKey: .relayUrls) }
+        if !stunUrls.isEmpty { try container.encode(stunUrls, forKey: .stunUrls) }
     }
 }
 

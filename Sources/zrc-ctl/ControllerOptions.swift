@@ -65,7 +65,7 @@ struct ControllerContext {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
-        var configuration = ControllerConfiguration()
+        var configuration = ControllerConfiguration(reach: ReachWiring.controllerReach(config))
         if showsScreen {
             configuration.makeDecoder = try FrameCodec.decoderFactory()
         }

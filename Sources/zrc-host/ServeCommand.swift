@@ -65,7 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
                 controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
                 maximumClockSkew: .seconds(config.maxClockSkewSeconds),
                 randomSecret: { crypto.randomSecret(count: $0) },
-                sharing: try screenSharing(context), policy: policy)
+                sharing: try screenSharing(context), policy: policy,
+                reach: ReachWiring.hostReach(config))
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                     controllers: context.controllers, logger: context.logger)
             let serving = Task {

@@ -1,7 +1,12 @@
 extension Invite {
-    /// Version of the binary layout; the text prefix carries the same number ("zrc1-").
-    public static let formatVersion: UInt8 = 1
-    public static let textPrefix = "zrc1-"
+    /// Version of the binary layout; the text prefix carries the same number ("zrc1-"). Format 2
+    /// appends the host's servers; an invite without servers is still written as format 1, so
+    /// older controllers can pair with hosts that do not use a rendezvous.
+    public static let formatVersion: UInt8 = 2
+    static let supportedVersions: ClosedRange<UInt8> = 1...2
+    public static var textPrefix: String { "zrc\(formatVersion)-" }
+
+    var writtenVersion: UInt8 { servers.isEmpty ? 1 : 2 }
 
     /// version u8, length u16, CRC-8 of those three bytes.
     private static let headerLength = 4
@@ -13,7 +18,7 @@ extension Invite {
     /// person pairing, never log it.
     public var text: String {
         var writer = ByteWriter(reservingCapacity: 256)
-        writer.write(Self.formatVersion)
+        writer.write(writtenVersion)
         writer.write(UInt16(0))  // patched below once the length is known
         writer.write(UInt8(0))
         writer.write(bytes: hostKey.bytes)
@@ -26,6 +31,10 @@ extension Invite {
             writer.write(address.port)
         }
         writer.write(shortString: hostName)
+        if writtenVersion >= 2 {
+            writer.write(UInt8(servers.count))
+            for server in servers { writer.write(shortString: server.text) }
+        }
         var bytes = writer.bytes
         let total = bytes.count + Self.checksumLength
         bytes[1] = UInt8(total >> 8)
@@ -34,7 +43,7 @@ extension Invite {
         var checksum = ByteWriter(reservingCapacity: 4)
         checksum.write(CRC32.checksum(bytes))
         bytes += checksum.bytes
-        return Self.textPrefix + Base32.encode(bytes)
+        return "zrc\(writtenVersion)-" + Base32.encode(bytes)
     }
 
     /// Parses an invite a person pasted or typed. Whitespace and line breaks anywhere are ignored
@@ -49,7 +58,7 @@ extension Invite {
             default: byte
             }
         }
-        let bodyStart = try Self.checkPrefix(normalized)
+        let (bodyStart, version) = try Self.checkPrefix(normalized)
         let decoded: Base32.Decoded
         do {
             decoded = try Base32.decodeLeniently(normalized[bodyStart...])
@@ -63,33 +72,34 @@ extension Invite {
                         + "(only a–z and 2–7; 0, 1, 8 and 9 are never used) — check it or copy it again")
             }
         }
-        self = try Self.decodeBinary(decoded, textLength: normalized.count - bodyStart)
+        self = try Self.decodeBinary(decoded, version: version, textLength: normalized.count - bodyStart)
     }
 
-    /// Returns where the base32 part starts, or throws for text that is not a version-1 invite.
-    private static func checkPrefix(_ text: [UInt8]) throws(WireError) -> Int {
-        let notAnInvite = WireError(.notAnInvite, "this is not a ZRC invite: an invite starts with \"\(textPrefix)\"")
+    /// Returns where the base32 part starts and the format, or throws for text that is not an
+    /// invite of a format this program reads.
+    private static func checkPrefix(_ text: [UInt8]) throws(WireError) -> (Int, UInt8) {
+        let notAnInvite = WireError(.notAnInvite, "this is not a ZRC invite: an invite starts with \"zrc1-\" or \"zrc2-\"")
         guard text.starts(with: "zrc".utf8) else { throw notAnInvite }
         var index = 3
         while index < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[index]) { index += 1 }
         guard index > 3, index < text.count, text[index] == UInt8(ascii: "-") else { throw notAnInvite }
         let digits = String(decoding: text[3..<index], as: UTF8.self)
-        guard digits == String(formatVersion) else {
+        guard let version = UInt8(digits), supportedVersions.contains(version) else {
             throw WireError(
                 .unknownInviteVersion,
-                "this invite uses format \(digits), but this program reads format \(formatVersion) only: "
+                "this invite uses format \(digits), but this program reads formats \(supportedVersions.lowerBound)…\(formatVersion) only: "
                     + "upgrade zrc-ctl, or ask for an invite from a matching zrc-host")
         }
-        return index + 1
+        return (index + 1, version)
     }
 
-    private static func decodeBinary(_ decoded: Base32.Decoded, textLength: Int) throws(WireError) -> Invite {
+    private static func decodeBinary(_ decoded: Base32.Decoded, version: UInt8, textLength: Int) throws(WireError) -> Invite {
         let bytes = decoded.bytes
         let copyAgain = "copy the whole invite again"
         guard bytes.count >= headerLength else {
             throw WireError(.truncatedInvite, "the invite is cut short (only \(textLength) characters after the prefix): \(copyAgain)")
         }
-        guard CRC8.checksum(bytes[0..<3]) == bytes[3], bytes[0] == formatVersion else {
+        guard CRC8.checksum(bytes[0..<3]) == bytes[3], bytes[0] == version else {
             throw WireError(.damagedInvite, "the start of the invite is damaged (header check failed): check for typos or \(copyAgain)")
         }
         let declared = Int(bytes[1]) << 8 | Int(bytes[2])
@@ -114,7 +124,7 @@ extension Invite {
             throw WireError(.damagedInvite, "the invite has a typo (checksum mismatch): check it or \(copyAgain)")
         }
         do {
-            return try parseFields(body.dropFirst(headerLength))
+            return try parseFields(body.dropFirst(headerLength), version: version)
         } catch {
             throw WireError(
                 .damagedInvite,
@@ -123,7 +133,7 @@ extension Invite {
         }
     }
 
-    private static func parseFields(_ fields: ArraySlice<UInt8>) throws(WireError) -> Invite {
+    private static func parseFields(_ fields: ArraySlice<UInt8>, version: UInt8) throws(WireError) -> Invite {
         var reader = ByteReader(fields, context: "invite")
         let keyBytes = try reader.readBytes(count: NoisePublicKey.length, "host key")
         let hostKey: NoisePublicKey
@@ -145,9 +155,17 @@ extension Invite {
             addresses.append(InviteAddress(host: host, port: try reader.readUInt16("addresses[\(index)].port")))
         }
         let hostName = try reader.readShortString("host name")
+        var servers: [ReachURL] = []
+        if version >= 2 {
+            let serverCount = Int(try reader.readUInt8("server count"))
+            guard serverCount <= maxServers else { throw reader.invalid("server count", "is \(serverCount), at most \(maxServers)") }
+            for index in 0..<serverCount {
+                servers.append(try ReachURL(parsing: try reader.readShortString("servers[\(index)]"), expecting: [.mqtt, .turn, .stun]))
+            }
+        }
         try reader.expectEnd()
         return try Invite(
             hostKey: hostKey, inviteID: inviteID, secret: secret, expiresAt: expiresAt, addresses: addresses,
-            hostName: hostName)
+            hostName: hostName, servers: servers)
     }
 }

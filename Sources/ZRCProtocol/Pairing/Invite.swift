@@ -15,19 +15,27 @@ public struct Invite: Sendable, Equatable {
     public let addresses: [InviteAddress]
     /// The host's display name, at most 255 UTF-8 bytes (invites stay short enough to copy).
     public let hostName: String
+    /// The rendezvous brokers, relays and STUN servers the host uses (format 2 only), so the
+    /// controller can find it anywhere without configuring anything itself. At most 8.
+    public let servers: [ReachURL]
 
     public static let secretLength = 16
     public static let maxHostNameBytes = 255
+    public static let maxServers = 8
 
     /// Throws `.invalidValue` when a field is outside its limits (secret not 16 bytes, no or more
     /// than 8 addresses, an empty host, port 0, a host name over 255 bytes).
     public init(
         hostKey: NoisePublicKey, inviteID: InviteID, secret: SecretBytes, expiresAt: UInt64,
-        addresses: [InviteAddress], hostName: String
+        addresses: [InviteAddress], hostName: String, servers: [ReachURL] = []
     ) throws(WireError) {
         if let problem = Self.problem(secret: secret, addresses: addresses, hostName: hostName) {
             throw WireError(.invalidValue, "invalid invite: \(problem)")
         }
+        guard servers.count <= Self.maxServers, servers.allSatisfy({ $0.text.utf8.count <= 255 }) else {
+            throw WireError(.invalidValue, "invalid invite: at most \(Self.maxServers) servers of at most 255 bytes each")
+        }
+        self.servers = servers
         self.hostKey = hostKey
         self.inviteID = inviteID
         self.secret = secret
@@ -42,6 +50,7 @@ public struct Invite: Sendable, Equatable {
     public static func == (lhs: Invite, rhs: Invite) -> Bool {
         lhs.hostKey == rhs.hostKey && lhs.inviteID == rhs.inviteID && lhs.secret.constantTimeEquals(rhs.secret)
             && lhs.expiresAt == rhs.expiresAt && lhs.addresses == rhs.addresses && lhs.hostName == rhs.hostName
+            && lhs.servers == rhs.servers
     }
 
     static func problem(secret: SecretBytes, addresses: [InviteAddress], hostName: String) -> String? {

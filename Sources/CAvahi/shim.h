@@ -1,0 +1,4 @@
+#include <avahi-client/client.h>
+#include <avahi-client/publish.h>
+#include <avahi-client/lookup.h>
+#include <avahi-glib/glib-watch.h>

@@ -1,0 +1,2 @@
+#include <nice/agent.h>
+#include <nice/pseudotcp.h>

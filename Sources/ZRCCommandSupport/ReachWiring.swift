@@ -1,0 +1,42 @@
+public import ZRCControllerKit
+public import ZRCHostKit
+import ZRCIce
+import ZRCMQTT
+public import ZRCNetworking
+public import ZRCProtocol
+public import ZRCStorage
+
+/// Builds the reach settings of both programs from their config files, with the real adapters:
+/// libnice for ICE and libmosquitto for the rendezvous.
+public enum ReachWiring {
+    /// The controller's own servers and preference.
+    public static func controllerReach(_ config: ControllerConfig) -> ControllerReach {
+        ControllerReach(preference: config.transportPreference, rendezvous: parse(config.rendezvousUrls, .mqtt),
+                        ice: IceSettings(stunServers: parse(config.stunUrls, .stun), relays: parse(config.relayUrls, .turn),
+                                         relayOnly: config.transportPreference.relayOnly),
+                        iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker())
+    }
+
+    /// The host's rendezvous settings; nil when it has no rendezvous server (TCP only).
+    public static func hostReach(_ config: HostConfig) -> HostReach? {
+        let rendezvous = parse(config.rendezvousUrls, .mqtt)
+        guard !rendezvous.isEmpty else { return nil }
+        let relays = config.transportPreference.allowsRelay ? parse(config.relayUrls, .turn) : []
+        let stun = parse(config.stunUrls, .stun)
+        return HostReach(rendezvous: rendezvous,
+                         ice: IceSettings(stunServers: stun, relays: relays, relayOnly: config.transportPreference.relayOnly),
+                         iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), advertised: rendezvous + relays + stun,
+                         clientID: randomClientID())
+    }
+
+    /// A client ID per run: random, so the broker cannot tell which host (by key or name) it is.
+    static func randomClientID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "zrc-h-" + (0..<8).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16) }.joined()
+    }
+
+    /// Config files were validated when read: every entry parses.
+    static func parse(_ texts: [String], _ scheme: ReachURL.Scheme) -> [ReachURL] {
+        texts.compactMap { try? ReachURL(parsing: $0, expecting: [scheme]) }
+    }
+}

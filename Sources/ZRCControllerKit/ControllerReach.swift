@@ -1,0 +1,52 @@
+public import ZRCNetworking
+public import ZRCProtocol
+
+/// How a controller reaches hosts beyond the addresses it paired with: the transport preference,
+/// its own rendezvous, STUN and relay servers (added to those the host's invite named), and the
+/// adapters that do the work (chosen by the executable).
+public struct ControllerReach: Sendable {
+    public var preference: TransportPreference
+    public var rendezvous: [ReachURL]
+    public var ice: IceSettings
+    public var iceMaker: (any IceAgentMaker)?
+    public var brokerMaker: (any RendezvousBrokerMaker)?
+    /// How long direct TCP runs alone before the rendezvous starts beside it (happy eyeballs): a
+    /// LAN answers well within it, and a host behind a NAT costs no more than this extra.
+    public var tcpHeadStart: Duration
+    public var brokerTimeout: Duration
+    public var gatherTimeout: Duration
+    public var answerTimeout: Duration
+    public var iceTimeout: Duration
+
+    public init(preference: TransportPreference = .auto, rendezvous: [ReachURL] = [], ice: IceSettings = IceSettings(),
+                iceMaker: (any IceAgentMaker)? = nil, brokerMaker: (any RendezvousBrokerMaker)? = nil,
+                tcpHeadStart: Duration = .milliseconds(250), brokerTimeout: Duration = .seconds(3),
+                gatherTimeout: Duration = .seconds(3), answerTimeout: Duration = .seconds(6), iceTimeout: Duration = .seconds(10)) {
+        self.preference = preference
+        self.rendezvous = rendezvous
+        self.ice = ice
+        self.iceMaker = iceMaker
+        self.brokerMaker = brokerMaker
+        self.tcpHeadStart = tcpHeadStart
+        self.brokerTimeout = brokerTimeout
+        self.gatherTimeout = gatherTimeout
+        self.answerTimeout = answerTimeout
+        self.iceTimeout = iceTimeout
+    }
+
+    /// This controller's servers plus the host's (from its invite), without repeats.
+    func servers(forHost hostURLs: [ReachURL]) -> (brokers: [ReachURL], ice: IceSettings) {
+        func merged(_ own: [ReachURL], _ scheme: ReachURL.Scheme) -> [ReachURL] {
+            var seen = Set<String>()
+            return (own + hostURLs.filter { $0.scheme == scheme }).filter { seen.insert($0.text).inserted }
+        }
+        var ice = self.ice
+        ice.stunServers = merged(ice.stunServers, .stun)
+        ice.relays = preference.allowsRelay ? merged(ice.relays, .turn) : []
+        ice.relayOnly = preference.relayOnly
+        return (merged(rendezvous, .mqtt), ice)
+    }
+
+    /// Whether the rendezvous can be tried at all.
+    var canRendezvous: Bool { iceMaker != nil && brokerMaker != nil }
+}

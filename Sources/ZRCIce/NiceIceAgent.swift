@@ -1,0 +1,225 @@
+internal import CReach
+import Foundation
+import Synchronization
+import ZRCNetworking
+import ZRCProtocol
+
+/// One libnice agent: gathering, connectivity checks, then the PseudoTCP stream's socket.
+/// Events come from the GLib thread through `EventBox` and are applied in order on this actor.
+actor NiceIceAgent: IceAgent {
+    private let handle: IceHandle
+    private let box: Unmanaged<EventBox>
+    private let servers: ResolvedServers
+    private var gathered = false
+    private var established = false
+    private var failure: String?
+    private var closed = false
+    private var offered: [IceCandidate] = []
+    private var remote: [IceCandidate] = []
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+
+    init(controlling: Bool, settings: IceSettings, servers: ResolvedServers) throws(ReachError) {
+        let (events, continuation) = AsyncStream<Int32>.makeStream()
+        let box = Unmanaged.passRetained(EventBox(continuation))
+        var options = zrc_ice_options()
+        options.controlling = controlling ? 1 : 0
+        options.relay_only = settings.relayOnly ? 1 : 0
+        options.window_bytes = UInt32(clamping: settings.window)
+        options.relay_window_bytes = UInt32(clamping: settings.relayWindow)
+        // C copies of every string, alive for the call (zrc_ice_new keeps its own copies).
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
+            let pointer = strdup(text)!
+            strings.append(pointer)
+            return UnsafeMutablePointer(pointer)
+        }
+        defer { strings.forEach { free($0) } }
+        if let stun = servers.stun {
+            options.stun_host = UnsafePointer(copy(stun.address))
+            options.stun_port = stun.url.port
+        }
+        options.relay_count = Int32(servers.relays.count)
+        withUnsafeMutableBytes(of: &options.relays) { raw in
+            let relays = raw.bindMemory(to: zrc_ice_relay.self)
+            for (index, relay) in servers.relays.enumerated() {
+                relays[index] = zrc_ice_relay(host: copy(relay.address), port: relay.url.port, username: copy(relay.username),
+                                              password: copy(relay.password), over_tcp: relay.url.overTCP ? 1 : 0)
+            }
+        }
+        var error = [CChar](repeating: 0, count: 256)
+        guard let pointer = zrc_ice_new(&options, niceEventCallback, box.toOpaque(), &error, error.count) else {
+            box.release()
+            throw ReachError(.iceFailed, "cannot start ICE: \(String(cString: error))")
+        }
+        handle = IceHandle(pointer: pointer)
+        self.box = box
+        self.servers = servers
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.apply(event)
+            }
+        }
+    }
+
+    deinit {
+        if !closed {
+            zrc_ice_free(handle.pointer)
+            box.release()
+        }
+    }
+
+    private func apply(_ event: Int32) {
+        switch Int(event) {
+        case Int(ZRC_ICE_GATHERED): gathered = true
+        case Int(ZRC_ICE_ESTABLISHED): established = true
+        case Int(ZRC_ICE_FAILED): failure = failure ?? box.takeUnretainedValue().lastDetail ?? "ICE failed"
+        case Int(ZRC_ICE_CLOSED): if !established { failure = failure ?? "the ICE stream closed before it opened" }
+        default: break
+        }
+        let woken = waiters
+        waiters = [:]
+        woken.values.forEach { $0.resume() }
+    }
+
+    /// Suspends until the next event or `deadline`.
+    private func waitForChange(until deadline: ContinuousClock.Instant) async {
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task { [weak self] in
+            try? await Task.sleep(until: deadline)
+            await self?.wake(id)
+        }
+        await withCheckedContinuation { waiters[id] = $0 }
+        timer.cancel()
+    }
+
+    private func wake(_ id: Int) { waiters.removeValue(forKey: id)?.resume() }
+
+    func localDescription(timeout: Duration) async throws(ReachError) -> IceDescription {
+        let deadline = ContinuousClock.now + timeout
+        while !gathered, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }
+        if let failure { throw ReachError(.iceFailed, "ICE candidate gathering failed: \(failure)") }
+        guard !closed else { throw ReachError(.iceFailed, "the ICE agent was closed") }
+        var ufrag = [CChar](repeating: 0, count: 257)
+        var password = [CChar](repeating: 0, count: 257)
+        var candidates = [zrc_candidate](repeating: zrc_candidate(), count: IceDescription.maxCandidates)
+        let count = zrc_ice_local(handle.pointer, &ufrag, ufrag.count, &password, password.count, &candidates, Int32(candidates.count))
+        offered = candidates.prefix(Int(count)).map(IceCandidate.init(_:)).filter { $0.problem() == nil }
+        guard !offered.isEmpty else {
+            throw ReachError(.iceFailed, servers.relays.isEmpty || !gathered
+                ? "ICE gathered no candidates (no usable network interface?)"
+                : "ICE gathered no relayed candidate: the relay \(servers.relays.map(\.url.description).joined(separator: ", ")) did not allocate (check relayUrls and its credentials)")
+        }
+        return IceDescription(usernameFragment: String(cString: ufrag), password: String(cString: password), candidates: offered)
+    }
+
+    func connect(to description: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
+        remote = description.candidates
+        var error = [CChar](repeating: 0, count: 256)
+        let candidates = description.candidates.map(zrc_candidate.init(_:))
+        guard zrc_ice_set_remote(handle.pointer, description.usernameFragment, description.password, candidates, Int32(candidates.count),
+                                 &error, error.count) == 0 else {
+            throw ReachError(.iceFailed, String(cString: error))
+        }
+        let deadline = ContinuousClock.now + timeout
+        while !established, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }
+        guard established else {
+            let why = failure ?? "no candidate pair connected within \(timeout)"
+            throw ReachError(.iceFailed, "ICE found no working path (\(why)); tried \(Self.list(offered)) against the host's \(Self.list(remote))")
+        }
+        let socket = zrc_ice_take_socket(handle.pointer)
+        guard socket >= 0 else { throw ReachError(.iceFailed, "the ICE stream's socket was already taken") }
+        return IceStream(socket: socket, path: selectedPath(), window: Int(zrc_ice_window(handle.pointer)), agent: self)
+    }
+
+    private func selectedPath() -> TransportPath {
+        var local = zrc_candidate()
+        var remote = zrc_candidate()
+        guard zrc_ice_selected(handle.pointer, &local, &remote) == 0 else { return .iceDirect(local: .host, remote: .host, remoteEndpoint: "?") }
+        let localCandidate = IceCandidate(local)
+        let remoteCandidate = IceCandidate(remote)
+        if localCandidate.kind == .relayed {
+            // Ours: name the relay as configured (one relay is the usual case; else the first).
+            return .relay(server: servers.relays.first?.url.endpoint ?? localCandidate.endpoint)
+        }
+        if remoteCandidate.kind == .relayed { return .relay(server: remoteCandidate.endpoint) }
+        return .iceDirect(local: localCandidate.kind, remote: remoteCandidate.kind, remoteEndpoint: remoteCandidate.endpoint)
+    }
+
+    func close() async {
+        guard !closed else { return }
+        closed = true
+        zrc_ice_free(handle.pointer)
+        box.takeUnretainedValue().finish()
+        box.release()
+        let woken = waiters
+        waiters = [:]
+        woken.values.forEach { $0.resume() }
+    }
+
+    private static func list(_ candidates: [IceCandidate]) -> String {
+        candidates.isEmpty ? "no candidates" : candidates.map(\.description).joined(separator: ", ")
+    }
+}
+
+/// The C handle. Safe to send: every zrc_ice_* function marshals onto the GLib thread and
+/// waits, so no two threads touch the agent at once; the actor frees it exactly once.
+struct IceHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// What the GLib thread's callback reaches: events go into a stream, the last failure's words
+/// are kept for the actor to read.
+final class EventBox: Sendable {
+    private let continuation: AsyncStream<Int32>.Continuation
+    private let detail = Mutex<String?>(nil)
+
+    init(_ continuation: AsyncStream<Int32>.Continuation) { self.continuation = continuation }
+
+    var lastDetail: String? { detail.withLock { $0 } }
+
+    func post(_ event: Int32, detail text: String?) {
+        if let text { detail.withLock { $0 = text } }
+        continuation.yield(event)
+    }
+
+    func finish() { continuation.finish() }
+}
+
+/// Runs on the GLib thread: must not block, and touches only the box.
+private let niceEventCallback: zrc_ice_callback = { context, event, detail in
+    guard let context else { return }
+    let box = Unmanaged<EventBox>.fromOpaque(context).takeUnretainedValue()
+    box.post(event, detail: detail.map { String(cString: $0) })
+}
+
+extension IceCandidate {
+    init(_ candidate: zrc_candidate) {
+        var copy = candidate
+        let foundation = withUnsafeBytes(of: &copy.foundation) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let address = withUnsafeBytes(of: &copy.address) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        self.init(kind: Kind(rawValue: UInt8(clamping: candidate.type)) ?? .host, priority: candidate.priority, foundation: foundation,
+                  address: address, port: candidate.port)
+    }
+}
+
+extension zrc_candidate {
+    init(_ candidate: IceCandidate) {
+        self.init()
+        type = Int32(candidate.kind.rawValue)
+        priority = candidate.priority
+        port = candidate.port
+        withUnsafeMutableBytes(of: &foundation) { raw in
+            let bytes = Array(candidate.foundation.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        withUnsafeMutableBytes(of: &address) { raw in
+            let bytes = Array(candidate.address.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+    }
+}

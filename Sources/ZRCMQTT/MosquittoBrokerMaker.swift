@@ -1,0 +1,292 @@
+internal import CMosquitto
+import Foundation
+import Synchronization
+public import ZRCNetworking
+public import ZRCProtocol
+
+/// Rendezvous brokers over MQTT 3.1.1 with libmosquitto: its own network thread, automatic
+/// reconnects with exponential backoff (1 s … 30 s) for persistent clients.
+public struct MosquittoBrokerMaker: RendezvousBrokerMaker {
+    public init() {}
+
+    public func connect(to url: ReachURL, clientID: String, persistent: Bool, timeout: Duration) async throws(ReachError)
+        -> any RendezvousBrokerClient {
+        let client = try MosquittoClient(url: url, clientID: clientID, persistent: persistent)
+        do {
+            try await client.start(timeout: timeout)
+        } catch {
+            await client.close()
+            throw error
+        }
+        return client
+    }
+}
+
+private let libraryReady: Bool = {
+    mosquitto_lib_init()
+    return true
+}()
+
+/// One libmosquitto client. libmosquitto's threaded interface makes subscribe, publish and
+/// disconnect safe from any thread while its network thread runs the callbacks.
+final class MosquittoClient: RendezvousBrokerClient, Sendable {
+    let url: ReachURL
+    let events: AsyncStream<BrokerEvent>
+    private let continuation: AsyncStream<BrokerEvent>.Continuation
+    private let handle: MosquittoHandle
+    private let persistent: Bool
+    private let state = Mutex(State())
+    /// Keeps the callbacks' context alive until the client is destroyed.
+    private let selfReference: Mutex<Unmanaged<MosquittoClient>?> = Mutex(nil)
+
+    struct State {
+        var topics: Set<String> = []
+        var connected = false
+        var closed = false
+        /// The first CONNACK (or the first failure) resumes `start`.
+        var starting: CheckedContinuation<Void, any Error>?
+        /// Acknowledgements awaited, by message ID.
+        var acks: [Int32: CheckedContinuation<Void, any Error>] = [:]
+        /// Acknowledgements that came before their waiter was stored (bounded: re-subscriptions
+        /// on reconnect are acknowledged too, and nobody waits for those).
+        var earlyAcks: Set<Int32> = []
+    }
+
+    init(url: ReachURL, clientID: String, persistent: Bool) throws(ReachError) {
+        _ = libraryReady
+        guard let pointer = mosquitto_new(clientID, true, nil) else {
+            throw ReachError(.brokerUnavailable, "cannot create an MQTT client for \(url)")
+        }
+        handle = MosquittoHandle(pointer: pointer)
+        self.url = url
+        self.persistent = persistent
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let context = Unmanaged.passRetained(self)
+        selfReference.withLock { $0 = context }
+        mosquitto_user_data_set(pointer, context.toOpaque())
+        mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_reconnect_delay_set(pointer, 1, 30, true)
+        if case .password(let user, let password) = url.credentials { mosquitto_username_pw_set(pointer, user, password) }
+        mosquitto_connect_callback_set(pointer, onConnect)
+        mosquitto_disconnect_callback_set(pointer, onDisconnect)
+        mosquitto_message_callback_set(pointer, onMessage)
+        mosquitto_subscribe_callback_set(pointer, onSubscribed)
+        mosquitto_publish_callback_set(pointer, onAcknowledged)
+    }
+
+    /// Starts the network thread and waits for the broker to accept the connection.
+    func start(timeout: Duration) async throws(ReachError) {
+        let code = mosquitto_connect_async(handle.pointer, url.host, Int32(url.port), 30)
+        guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_ERRNO.rawValue && persistent else {
+            throw ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): \(Self.describe(code))")
+        }
+        mosquitto_loop_start(handle.pointer)
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.failStart("no answer within \(timeout)")
+        }
+        defer { timer.cancel() }
+        do {
+            try await withCheckedThrowingContinuation { continuation in
+                let alreadyConnected = state.withLock { state in
+                    if state.connected { return true }
+                    state.starting = continuation
+                    return false
+                }
+                if alreadyConnected { continuation.resume() }
+            }
+        } catch let error as ReachError {
+            throw error
+        } catch {
+            throw ReachError(.brokerUnavailable, "\(error)")
+        }
+    }
+
+    func setSubscriptions(_ topics: Set<String>) async throws(ReachError) {
+        let (added, removed, connected) = state.withLock { state in
+            let result = (topics.subtracting(state.topics), state.topics.subtracting(topics), state.connected)
+            state.topics = topics
+            return result
+        }
+        // Unsubscribing needs no acknowledgement: a stale topic's messages fail to open anyway.
+        for topic in removed where connected { mosquitto_unsubscribe(handle.pointer, nil, topic) }
+        guard connected, !added.isEmpty else { return }
+        try await acknowledged(timeout: .seconds(10), what: "subscribing") { mid in
+            Self.subscribe(handle.pointer, Array(added), mid: mid)
+        }
+    }
+
+    func publish(topic: String, payload: [UInt8], timeout: Duration) async throws(ReachError) {
+        try await acknowledged(timeout: timeout, what: "publishing") { mid in
+            payload.withUnsafeBytes { bytes in
+                mosquitto_publish(handle.pointer, mid, topic, Int32(bytes.count), bytes.baseAddress, 1, false)
+            }
+        }
+    }
+
+    func close() async {
+        let (starting, acks) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+            guard !state.closed else { return (nil, []) }
+            state.closed = true
+            defer {
+                state.starting = nil
+                state.acks = [:]
+            }
+            return (state.starting, Array(state.acks.values))
+        }
+        let closedError = ReachError(.brokerUnavailable, "the connection to \(url) was closed")
+        starting?.resume(throwing: closedError)
+        acks.forEach { $0.resume(throwing: closedError) }
+        guard let context = selfReference.withLock({ reference in defer { reference = nil }; return reference }) else { return }
+        mosquitto_disconnect(handle.pointer)
+        // Joins the network thread: no callback runs after this.
+        let pointer = handle
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                mosquitto_loop_stop(pointer.pointer, true)
+                mosquitto_destroy(pointer.pointer)
+                done.resume()
+            }
+        }
+        continuation.finish()
+        context.release()
+    }
+
+    // MARK: Acknowledgements
+
+    private func acknowledged(timeout: Duration, what: String, send: (UnsafeMutablePointer<Int32>) -> Int32) async throws(ReachError) {
+        var assigned: Int32 = 0
+        let code = send(&assigned)
+        let mid = assigned
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            throw ReachError(.brokerUnavailable, "\(what) at the rendezvous broker \(url) failed: \(Self.describe(code))")
+        }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.failAck(mid, ReachError(.brokerUnavailable, "the rendezvous broker \(self?.url.description ?? "") did not acknowledge \(what) within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        do {
+            try await withCheckedThrowingContinuation { continuation in
+                // The acknowledgement may already have come (a fast broker): it left no waiter
+                // then, and `acked` records it.
+                enum Now { case wait, acknowledged, closed }
+                let now = state.withLock { state -> Now in
+                    if state.closed { return .closed }
+                    if state.earlyAcks.remove(mid) != nil { return .acknowledged }
+                    state.acks[mid] = continuation
+                    return .wait
+                }
+                switch now {
+                case .wait: break
+                case .acknowledged: continuation.resume()
+                case .closed: continuation.resume(throwing: ReachError(.brokerUnavailable, "the connection to \(url) was closed"))
+                }
+            }
+        } catch let error as ReachError {
+            throw error
+        } catch {
+            throw ReachError(.brokerUnavailable, "\(error)")
+        }
+    }
+
+    private func failAck(_ mid: Int32, _ error: ReachError) {
+        state.withLock { $0.acks.removeValue(forKey: mid) }?.resume(throwing: error)
+    }
+
+    private func failStart(_ why: String) {
+        state.withLock { state in defer { state.starting = nil }; return state.starting }?
+            .resume(throwing: ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): \(why)"))
+    }
+
+    // MARK: Callbacks (libmosquitto's network thread)
+
+    fileprivate func connected(code: Int32) {
+        guard code == 0 else {
+            let why = String(cString: mosquitto_connack_string(code))
+            failStart("it refused the connection (\(why))")
+            continuation.yield(.disconnected(reason: "refused: \(why)"))
+            return
+        }
+        let (starting, topics) = state.withLock { state in
+            state.connected = true
+            defer { state.starting = nil }
+            return (state.starting, state.topics)
+        }
+        // The broker forgets subscriptions with the session: renew them on every connect.
+        if !topics.isEmpty { _ = Self.subscribe(handle.pointer, Array(topics), mid: nil) }
+        continuation.yield(.connected)
+        starting?.resume()
+    }
+
+    fileprivate func disconnected(code: Int32) {
+        let wasConnected = state.withLock { state in defer { state.connected = false }; return state.connected }
+        let reason = code == 0 ? "closed" : String(cString: mosquitto_strerror(code))
+        failStart("the connection failed (\(reason))")
+        if wasConnected { continuation.yield(.disconnected(reason: reason)) }
+    }
+
+    fileprivate func received(topic: String, payload: [UInt8]) {
+        continuation.yield(.message(BrokerMessage(topic: topic, payload: payload)))
+    }
+
+    fileprivate func acked(_ mid: Int32) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            if let waiter = state.acks.removeValue(forKey: mid) { return waiter }
+            if state.earlyAcks.count >= 64 { state.earlyAcks.removeAll() }
+            state.earlyAcks.insert(mid)
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    private static func subscribe(_ pointer: OpaquePointer, _ topics: [String], mid: UnsafeMutablePointer<Int32>?) -> Int32 {
+        var copies = topics.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        return copies.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafeMutablePointer<CChar>?.self, capacity: buffer.count) { list in
+                mosquitto_subscribe_multiple(pointer, mid, Int32(buffer.count), list, 1, 0, nil)
+            }
+        }
+    }
+
+    static func describe(_ code: Int32) -> String {
+        code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
+    }
+}
+
+/// The libmosquitto handle: safe to share because libmosquitto's threaded interface locks
+/// internally, and it is destroyed exactly once, after its thread has been joined.
+struct MosquittoHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+private func client(_ context: UnsafeMutableRawPointer?) -> MosquittoClient? {
+    context.map { Unmanaged<MosquittoClient>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, context, code in
+    client(context)?.connected(code: code)
+}
+
+private let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, context, code in
+    client(context)?.disconnected(code: code)
+}
+
+private let onAcknowledged: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, context, mid in
+    client(context)?.acked(mid)
+}
+
+private let onSubscribed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?) -> Void = {
+    _, context, mid, _, _ in client(context)?.acked(mid)
+}
+
+private let onMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = {
+    _, context, message in
+    guard let client = client(context), let message = message?.pointee, let topic = message.topic else { return }
+    // Sizes are checked before the copy: a broker (or anyone publishing to the topic) could send
+    // megabytes; a rendezvous message is never over 4 KiB.
+    guard message.payloadlen >= 0, Int(message.payloadlen) <= RendezvousSeal.maxSealedBytes else { return }
+    let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
+    client.received(topic: String(cString: topic), payload: payload)
+}
