@@ -157,6 +157,12 @@ public actor ControllerSession {
     private var lastReceipt: (received: UInt64, decoded: UInt64) = (0, 0)
 
     /// Encrypted bytes received from the host so far (for bandwidth displays).
+    /// The newest keepalive round trip on this session's path; nil until one was measured.
+    public func roundTrip() async -> Duration? {
+        guard let micros = await connection?.roundTripMicros else { return nil }
+        return .microseconds(Int64(micros))
+    }
+
     public func receivedBytes() async -> Int {
         if let connection { receivedTotal = await connection.receivedBytes }
         return receivedTotal

@@ -25,6 +25,7 @@ extension HostServer {
             do {
                 let removed = try await controllers.revoke(name: name)
                 revokedKeys.insert(removed.publicKey)
+                controllersChanged()
                 let live = sessions.sessions(of: removed.publicKey)
                 for session in live {
                     await session.connection.close(reason: .revoked, text: "this controller's access was revoked on the host")

@@ -24,6 +24,7 @@ public actor HostServer {
     var revokedKeys: Set<NoisePublicKey> = []
     /// Connections, handshake slots, sessions per controller and control.
     var ledger: AdmissionLedger
+    private var controllerWatchers: [AsyncStream<Void>.Continuation] = []
     /// Refused connections, logged in aggregate.
     private var refusals = RefusalLog()
     /// The address actually bound (the port may have been 0).
@@ -168,7 +169,20 @@ public actor HostServer {
         return true
     }
 
-    func paired(_ key: NoisePublicKey) { revokedKeys.remove(key) }
+    func paired(_ key: NoisePublicKey) {
+        revokedKeys.remove(key)
+        controllersChanged()
+    }
+
+    /// Tells whoever watches (the rendezvous topics) that the paired controllers changed.
+    func controllersChanged() { controllerWatchers.forEach { $0.yield() } }
+
+    /// A signal each time a controller pairs or is revoked.
+    func watchControllers() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        controllerWatchers.append(continuation)
+        return stream
+    }
 
     /// The session ended (or its set-up failed): off the listing, its slot and control freed.
     func closeSession(_ sessionID: UInt64, controller: NoisePublicKey) {

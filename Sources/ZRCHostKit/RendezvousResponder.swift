@@ -59,17 +59,30 @@ actor RendezvousResponder {
 
     /// Handles one persistent client's events until it ends or the task is cancelled.
     private func serve(_ client: any RendezvousBrokerClient) async {
+        // Topics change with the day and with pairings: refresh on each change, and each minute.
+        let changes = await server.watchControllers()
         let refresher = Task {
-            while !Task.isCancelled {
-                await self.refreshTopics(client)
-                try? await Task.sleep(for: Self.topicRefresh)
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        await self.refreshTopics(client)
+                        try? await Task.sleep(for: Self.topicRefresh)
+                    }
+                }
+                group.addTask {
+                    for await _ in changes { await self.refreshTopics(client) }
+                }
             }
         }
         defer { refresher.cancel() }
+        var first = true
         await withTaskCancellationHandler {
             for await event in client.events {
                 switch event {
-                case .connected: logger.info("rendezvous: connected to \(client.url) again")
+                case .connected:
+                    // The first is the connection `stayConnected` already announced.
+                    if !first { logger.info("rendezvous: connected to \(client.url) again") }
+                    first = false
                 case .disconnected(let reason): logger.warning("rendezvous: lost \(client.url) (\(reason)); reconnecting with backoff")
                 case .message(let message): handle(message, from: client)
                 }

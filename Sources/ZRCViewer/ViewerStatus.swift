@@ -24,6 +24,10 @@ public struct ViewerStatus: Sendable, Equatable {
     /// The path as the host measures it: delivery rate (bytes/s) and queueing (ms); nil until known.
     public var pathRate: Double?
     public var queueMillis: Double?
+    /// The path the session runs over (`direct TCP …`, `ICE direct (srflx)`, `relay via …`) and
+    /// its keepalive round trip.
+    public var path: String?
+    public var roundTripMillis: Double?
 
     public init(host: String, renderer: String) {
         self.host = host
@@ -35,6 +39,9 @@ public struct ViewerStatus: Sendable, Equatable {
     public func line(width: Int) -> String {
         var parts = [TerminalSafeText.sanitized(host), TerminalSafeText.sanitized(stateText), renderer]
         if case .connected = state {
+            if let path {
+                parts.append(TerminalSafeText.sanitized(path) + (roundTripMillis.map { " \(format1($0)) ms" } ?? ""))
+            }
             parts.append(String(format1(framesPerSecond)) + " fps")
             if let inputToFrameMillis { parts.append("input→frame \(Int(inputToFrameMillis.rounded())) ms") }
             parts.append(Self.rate(bytesPerSecond))

@@ -60,6 +60,8 @@ extension TerminalViewer {
         let viewOnly = configuration.viewOnly || session.granted.contains(.viewOnly)
         mapper.viewOnly = viewOnly
         status.state = .connected(viewOnly: viewOnly)
+        status.path = session.path.description
+        status.roundTripMillis = nil
         shownVersion = 0
         picture = ViewerPicture()
         needsFullRedraw = true

@@ -85,6 +85,10 @@ extension TerminalViewer {
             let total = await session.receivedBytes()
             bytesReceived.record(Double(max(0, total - lastReceivedTotal)), at: now)
             lastReceivedTotal = total
+            if let roundTrip = await session.roundTrip() {
+                status.roundTripMillis = Double(roundTrip.components.attoseconds / 1_000_000_000_000) / 1000
+                    + Double(roundTrip.components.seconds) * 1000
+            }
         }
         status.framesPerSecond = framesDrawn.rate(now: now)
         status.bytesPerSecond = bytesReceived.rate(now: now)

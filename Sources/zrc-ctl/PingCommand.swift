@@ -34,7 +34,7 @@ struct PingCommand: AsyncParsableCommand {
             let pause = DurationText.duration(interval) ?? .seconds(1)
             do {
                 let session = try await controller.connect(to: name)
-                Console.line("Session \(session.sessionID) with \(session.hostName) (`\(name)`), encrypted and authenticated.")
+                Console.line("Session \(session.sessionID) with \(session.hostName) (`\(name)`) over \(session.path), encrypted and authenticated.")
                 var times: [Double] = []
                 for index in 1...count {
                     let rtt = try await session.ping()

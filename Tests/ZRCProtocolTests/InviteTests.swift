@@ -104,7 +104,7 @@ import ZRCTestSupport
         #expect(errorKind { () throws(WireError) in try Invite(parsing: text) } == .notAnInvite)
     }
 
-    @Test(arguments: ["zrc2-aaaa", "zrc0-", "zrc10-" + String(Self.example.dropFirst(5)), "ZRC3-abc"])
+    @Test(arguments: ["zrc3-aaaa", "zrc0-", "zrc10-" + String(Self.example.dropFirst(5)), "ZRC3-abc"])
     func unknownVersion(text: String) {
         let error = wireError { () throws(WireError) in try Invite(parsing: text) }
         #expect(error?.kind == .unknownInviteVersion)
@@ -235,5 +235,28 @@ import ZRCTestSupport
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(CRC32.checksum([]) == 0)
         #expect(CRC8.checksum(Array("123456789".utf8)) == 0xF4)
+    }
+}
+
+@Suite struct InviteServersTests {
+    static let servers = try! [
+        ReachURL(parsing: "mqtt://broker.example:1883", expecting: [.mqtt]),
+        ReachURL(parsing: "turn://zrc:pw@100.64.0.1:3478?transport=tcp", expecting: [.turn]),
+        ReachURL(parsing: "stun:100.64.0.1", expecting: [.stun]),
+    ]
+
+    @Test func format2CarriesTheHostsServers() throws {
+        let invite = try Invite(hostKey: try NoisePublicKey(bytes: Array(0..<32)), inviteID: try InviteID(bytes: Array(0xA0...0xAF)),
+                                secret: SecretBytes(Array(0xF0...0xFF)), expiresAt: 1_767_225_600,
+                                addresses: [InviteAddress(host: "192.168.1.20", port: 7420)], hostName: "studio", servers: Self.servers)
+        #expect(invite.text.hasPrefix("zrc2-"))
+        let parsed = try Invite(parsing: invite.text)
+        #expect(parsed == invite)
+        #expect(parsed.servers.map(\.text) == Self.servers.map(\.text))
+    }
+
+    /// Without servers the invite stays format 1, which older controllers read.
+    @Test func withoutServersItStaysFormat1() throws {
+        #expect(try InviteTests.makeInvite().text.hasPrefix("zrc1-"))
     }
 }
