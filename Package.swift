@@ -76,6 +76,8 @@ let package = Package(
         .target(name: "ZRCMemory", dependencies: ["CMalloc"], swiftSettings: strict),
         // ICE links (libnice + PseudoTCP through CReach) as byte streams for the record layer.
         .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"], swiftSettings: strict),
+        // LAN discovery (Avahi through CReach): publishing and browsing `_zrc._tcp`.
+        .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"], swiftSettings: strict),
         // The rendezvous broker's MQTT client (libmosquitto).
         .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCNetworking", "ZRCProtocol"], swiftSettings: strict),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
@@ -107,7 +109,7 @@ let package = Package(
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
-                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT",
+                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT", "ZRCDiscovery",
                                "ZRCNetworking", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging],
                 swiftSettings: strict),
         .executableTarget(

@@ -2,3 +2,6 @@
 #include <avahi-client/publish.h>
 #include <avahi-client/lookup.h>
 #include <avahi-glib/glib-watch.h>
+#include <avahi-common/error.h>
+#include <avahi-common/alternative.h>
+#include <avahi-common/malloc.h>

@@ -61,7 +61,7 @@ struct ResolvedServers: Sendable {
             guard zrc_turn_rest_password(secret, username, &output, output.count) == 0 else {
                 throw ReachError(.misconfigured, "cannot derive TURN credentials for \(url)")
             }
-            return (username, String(cString: output))
+            return (username, String(cBuffer: output))
         case .none:
             throw ReachError(.misconfigured, "the relay \(url) has no credentials")
         }

@@ -50,7 +50,7 @@ actor NiceIceAgent: IceAgent {
         var error = [CChar](repeating: 0, count: 256)
         guard let pointer = zrc_ice_new(&options, niceEventCallback, box.toOpaque(), &error, error.count) else {
             box.release()
-            throw ReachError(.iceFailed, "cannot start ICE: \(String(cString: error))")
+            throw ReachError(.iceFailed, "cannot start ICE: \(String(cBuffer: error))")
         }
         handle = IceHandle(pointer: pointer)
         self.box = box
@@ -112,7 +112,7 @@ actor NiceIceAgent: IceAgent {
                 ? "ICE gathered no candidates (no usable network interface?)"
                 : "ICE gathered no relayed candidate: the relay \(servers.relays.map(\.url.description).joined(separator: ", ")) did not allocate (check relayUrls and its credentials)")
         }
-        return IceDescription(usernameFragment: String(cString: ufrag), password: String(cString: password), candidates: offered)
+        return IceDescription(usernameFragment: String(cBuffer: ufrag), password: String(cBuffer: password), candidates: offered)
     }
 
     func connect(to description: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
@@ -121,7 +121,7 @@ actor NiceIceAgent: IceAgent {
         let candidates = description.candidates.map(zrc_candidate.init(_:))
         guard zrc_ice_set_remote(handle.pointer, description.usernameFragment, description.password, candidates, Int32(candidates.count),
                                  &error, error.count) == 0 else {
-            throw ReachError(.iceFailed, String(cString: error))
+            throw ReachError(.iceFailed, String(cBuffer: error))
         }
         let deadline = ContinuousClock.now + timeout
         while !established, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }

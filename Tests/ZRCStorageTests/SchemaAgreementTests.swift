@@ -30,7 +30,9 @@ import ZRCStorage
 
         let hosts = KnownHostsStore(file: directory.file("known-hosts.json"))
         try await hosts.add(KnownHost(name: "desk", hostName: "desk.local", publicKey: publicKey(2),
-                                      addresses: ["192.0.2.1:7420", "[::1]:7420"], pairedAt: Date(), lastSeen: Date()))
+                                      addresses: ["192.0.2.1:7420", "[::1]:7420"], pairedAt: Date(), lastSeen: Date(),
+                                      rendezvousUrls: ["mqtt://broker.example"], relayUrls: ["turn://u:p@relay.example?transport=tcp"],
+                                      stunUrls: ["stun:stun.example:3478"]))
         #expect(try schemaAccepts("known-hosts", hosts.file))
     }
 
@@ -38,7 +40,12 @@ import ZRCStorage
         ("host-config", #"{"listen":"0.0.0.0:7420","inviteLifetimeSeconds":600,"keyStore":"file"}"#, true),
         ("host-config", #"{"inviteLifetimeSeconds":10}"#, false),
         ("host-config", #"{"colour":"blue"}"#, false),
+        ("host-config", #"{"rendezvousUrls":["mqtt://b.example"],"relayUrls":["turn://u:p@r.example"],"stunUrls":["stun:s.example"],"transportPreference":"direct","lanDiscovery":false}"#, true),
+        ("host-config", #"{"transportPreference":"fastest"}"#, false),
+        ("host-config", #"{"relayUrls":["stun:s.example"]}"#, false),
         ("controller-config", #"{"controllerName":"me@box"}"#, true),
+        ("controller-config", #"{"rendezvousUrls":["mqtt://u:p@b.example:1883"],"transportPreference":"relay"}"#, true),
+        ("controller-config", #"{"rendezvousUrls":["http://b.example"]}"#, false),
         ("controller-config", #"{"controllerName":" lead"}"#, false),
         ("known-hosts", #"{"version":1,"hosts":[{"name":"a","hostName":"h","publicKey":"00","addresses":["h:1"],"pairedAt":"2026-01-01T00:00:00Z"}]}"#, false),
     ])

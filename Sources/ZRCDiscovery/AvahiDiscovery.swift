@@ -1,0 +1,174 @@
+internal import CReach
+import Foundation
+import Synchronization
+public import ZRCNetworking
+import ZRCProtocol
+
+/// LAN discovery through avahi-daemon (libavahi-client on CReach's GLib thread).
+public struct AvahiDiscovery: LanDiscovery {
+    public init() {}
+
+    public func publish(name: String, port: UInt16, txt: [String: String]) throws(ReachError) -> any LanPublication {
+        try AvahiPublication(name: name, port: port, txt: txt)
+    }
+
+    public func browse(for duration: Duration) async throws(ReachError) -> [LanHost] {
+        let browser = AvahiBrowser()
+        defer { browser.stop() }
+        try browser.start()
+        try? await Task.sleep(for: duration)
+        if let failure = browser.failure, browser.hosts.isEmpty {
+            throw ReachError(.misconfigured, "LAN discovery needs avahi-daemon: \(failure)")
+        }
+        return browser.hosts
+    }
+}
+
+/// The callback's context: events from the GLib thread, collected under a lock.
+final class MDNSBox: Sendable {
+    struct Found: Sendable {
+        var addresses: [String] = []
+        var port: UInt16 = 0
+        var txt: [String: String] = [:]
+    }
+
+    let state = Mutex<(found: [String: Found], order: [String], failure: String?)>(([:], [], nil))
+    let events: AsyncStream<LanPublicationEvent>.Continuation?
+
+    init(events: AsyncStream<LanPublicationEvent>.Continuation?) { self.events = events }
+
+    func handle(event: Int32, name: String?, address: String?, port: UInt16, txt: String?) {
+        switch Int(event) {
+        case Int(ZRC_MDNS_FOUND):
+            guard let name, let address else { return }
+            var fields: [String: String] = [:]
+            for line in (txt ?? "").split(separator: "\n") {
+                let pair = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if pair.count == 2 { fields[String(pair[0])] = String(pair[1]) }
+            }
+            state.withLock { state in
+                if state.found[name] == nil { state.order.append(name) }
+                var entry = state.found[name] ?? Found()
+                if !entry.addresses.contains(address) {
+                    // IPv4 first: link-local IPv6 needs its interface and is the last resort.
+                    if address.contains(":") { entry.addresses.append(address) } else { entry.addresses.insert(address, at: 0) }
+                }
+                entry.port = port
+                entry.txt = fields
+                state.found[name] = entry
+            }
+        case Int(ZRC_MDNS_REMOVED):
+            guard let name else { return }
+            state.withLock { state in
+                state.found[name] = nil
+                state.order.removeAll { $0 == name }
+            }
+        case Int(ZRC_MDNS_FAILED):
+            state.withLock { $0.failure = name ?? "failed" }
+            events?.yield(.unavailable(reason: name ?? "failed"))
+        case Int(ZRC_MDNS_PUBLISHED):
+            events?.yield(.published(name: name ?? ""))
+        default:
+            break
+        }
+    }
+}
+
+private let mdnsCallback: zrc_mdns_callback = { context, event, name, address, port, txt in
+    guard let context else { return }
+    Unmanaged<MDNSBox>.fromOpaque(context).takeUnretainedValue()
+        .handle(event: event, name: name.map { String(cString: $0) }, address: address.map { String(cString: $0) }, port: port,
+                txt: txt.map { String(cString: $0) })
+}
+
+/// The C handle: every zrc_mdns_* call marshals onto the GLib thread and waits, and `stop`
+/// frees it exactly once (guarded by the owner's lock).
+struct MDNSHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+final class AvahiBrowser: Sendable {
+    private let box = MDNSBox(events: nil)
+    private let handle = Mutex<MDNSHandle?>(nil)
+    private let retained = Mutex<Unmanaged<MDNSBox>?>(nil)
+
+    func start() throws(ReachError) {
+        let context = Unmanaged.passRetained(box)
+        var error = [CChar](repeating: 0, count: 160)
+        guard let pointer = zrc_mdns_browse(mdnsCallback, context.toOpaque(), &error, error.count) else {
+            context.release()
+            throw ReachError(.misconfigured, "cannot browse the LAN: \(String(cBuffer: error))")
+        }
+        handle.withLock { $0 = MDNSHandle(pointer: pointer) }
+        retained.withLock { $0 = context }
+    }
+
+    var hosts: [LanHost] {
+        box.state.withLock { state in
+            state.order.compactMap { name in
+                state.found[name].map { LanHost(name: name, addresses: $0.addresses, port: $0.port, txt: $0.txt) }
+            }
+        }
+    }
+
+    var failure: String? { box.state.withLock { $0.failure } }
+
+    func stop() {
+        if let pointer = handle.withLock({ current in defer { current = nil }; return current }) { zrc_mdns_free(pointer.pointer) }
+        retained.withLock { current in
+            current?.release()
+            current = nil
+        }
+    }
+
+    deinit { stop() }
+}
+
+final class AvahiPublication: LanPublication, Sendable {
+    let events: AsyncStream<LanPublicationEvent>
+    private let continuation: AsyncStream<LanPublicationEvent>.Continuation
+    private let box: MDNSBox
+    private let handle = Mutex<MDNSHandle?>(nil)
+    private let retained = Mutex<Unmanaged<MDNSBox>?>(nil)
+
+    init(name: String, port: UInt16, txt: [String: String]) throws(ReachError) {
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
+        box = MDNSBox(events: continuation)
+        let context = Unmanaged.passRetained(box)
+        let records = txt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var copies = records.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var error = [CChar](repeating: 0, count: 160)
+        let pointer = copies.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { list in
+                zrc_mdns_publish(Self.serviceName(name), port, list, Int32(records.count), mdnsCallback,
+                                 context.toOpaque(), &error, error.count)
+            }
+        }
+        guard let pointer else {
+            context.release()
+            throw ReachError(.misconfigured, "cannot publish `\(name)` on the LAN: \(String(cBuffer: error))")
+        }
+        handle.withLock { $0 = MDNSHandle(pointer: pointer) }
+        retained.withLock { $0 = context }
+    }
+
+    /// DNS-SD names are at most 63 bytes: whole characters up to that.
+    static func serviceName(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            guard result.utf8.count + character.utf8.count <= 63 else { break }
+            result.append(character)
+        }
+        return result.isEmpty ? "zrc" : result
+    }
+
+    func stop() async {
+        if let pointer = handle.withLock({ current in defer { current = nil }; return current }) { zrc_mdns_free(pointer.pointer) }
+        retained.withLock { current in
+            current?.release()
+            current = nil
+        }
+        continuation.finish()
+    }
+}

@@ -1,0 +1,42 @@
+public import ZRCProtocol
+
+/// A ZRC host seen on the LAN (mDNS `_zrc._tcp`). Everything in it is what some machine on the
+/// LAN claimed: the pinned key still decides who the host is.
+public struct LanHost: Sendable, Hashable {
+    /// The published service name (peer text: sanitize before showing).
+    public var name: String
+    /// Numeric addresses it resolved to, IPv4 first.
+    public var addresses: [String]
+    public var port: UInt16
+    public var txt: [String: String]
+
+    public init(name: String, addresses: [String], port: UInt16, txt: [String: String]) {
+        self.name = name
+        self.addresses = addresses
+        self.port = port
+        self.txt = txt
+    }
+
+    /// `host:port` for each address.
+    public var endpoints: [HostPort] { addresses.map { HostPort(host: $0, port: port) } }
+}
+
+/// Publishing and browsing on the LAN (the seam the Avahi adapter fills).
+public protocol LanDiscovery: Sendable {
+    /// Publishes until the returned publication is stopped; `events` reports what happened
+    /// (published under which name, or why not) for the log.
+    func publish(name: String, port: UInt16, txt: [String: String]) throws(ReachError) -> any LanPublication
+    /// Hosts seen within `duration` (answers from the local cache come within milliseconds; a
+    /// cold cache within a few hundred).
+    func browse(for duration: Duration) async throws(ReachError) -> [LanHost]
+}
+
+public protocol LanPublication: Sendable {
+    var events: AsyncStream<LanPublicationEvent> { get }
+    func stop() async
+}
+
+public enum LanPublicationEvent: Sendable {
+    case published(name: String)
+    case unavailable(reason: String)
+}
