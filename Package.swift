@@ -53,11 +53,12 @@ let package = Package(
         // Reaching hosts behind NATs: libnice (ICE, STUN/TURN, PseudoTCP), Avahi (mDNS on the LAN)
         // and libmosquitto (the rendezvous broker's MQTT).
         .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
-        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-glib", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
+        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-glib", providers: [.apt(["libavahi-glib-dev"])]),
+        .systemLibrary(name: "CAvahiClient", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The GLib thread libnice and Avahi share, in C: GLib's signals, properties and sources
         // are macros and varargs that Swift cannot call, and PseudoTCP is pumped from there.
-        .target(name: "CReach", dependencies: ["CNice", "CAvahi"]),
+        .target(name: "CReach", dependencies: ["CNice", "CAvahi", "CAvahiClient"]),
         .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.

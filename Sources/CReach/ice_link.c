@@ -315,7 +315,10 @@ static void start_stream(zrc_ice *ice) {
     ice->window = relayed ? ice->options.relay_window_bytes : ice->options.window_bytes;
     g_object_set(ice->tcp, "rcv-buf", (guint)ice->window, "snd-buf", (guint)ice->window, NULL);
     ice->tcp_started = TRUE;
-    if (ice->options.controlling) pseudo_tcp_socket_connect(ice->tcp);
+    // The controlled side opens the stream: it is the last to see the pair selected (it learns of
+    // the nomination from the controlling side's check), so its SYN never reaches a peer that
+    // still drops data on that pair (which cost a 1 s retransmission on relayed paths).
+    if (!ice->options.controlling) pseudo_tcp_socket_connect(ice->tcp);
     schedule_clock(ice);
 }
 
@@ -325,6 +328,18 @@ static void agent_gathering_done(NiceAgent *agent, guint stream_id, gpointer dat
     zrc_ice *ice = data;
     ice->gathered = TRUE;
     emit(ice, ZRC_ICE_GATHERED, NULL);
+}
+
+static void agent_new_candidate(NiceAgent *agent, NiceCandidate *candidate, gpointer data) {
+    (void)agent;
+    zrc_ice *ice = data;
+    if (candidate->transport != NICE_CANDIDATE_TRANSPORT_UDP) return;
+    switch (candidate->type) {
+    case NICE_CANDIDATE_TYPE_HOST: emit(ice, ZRC_ICE_CANDIDATE, "host"); break;
+    case NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE: emit(ice, ZRC_ICE_CANDIDATE, "srflx"); break;
+    case NICE_CANDIDATE_TYPE_RELAYED: emit(ice, ZRC_ICE_CANDIDATE, "relay"); break;
+    case NICE_CANDIDATE_TYPE_PEER_REFLEXIVE: break;
+    }
 }
 
 static void agent_state_changed(NiceAgent *agent, guint stream_id, guint component_id, guint state, gpointer data) {
@@ -389,6 +404,7 @@ static void create_on_loop(void *data) {
     }
     g_signal_connect(ice->agent, "candidate-gathering-done", G_CALLBACK(agent_gathering_done), ice);
     g_signal_connect(ice->agent, "component-state-changed", G_CALLBACK(agent_state_changed), ice);
+    g_signal_connect(ice->agent, "new-candidate-full", G_CALLBACK(agent_new_candidate), ice);
     g_signal_connect(ice->agent, "new-selected-pair-full", G_CALLBACK(agent_selected_pair), ice);
     nice_agent_attach_recv(ice->agent, ice->stream_id, 1, zrc_loop_context(), agent_received, ice);
 

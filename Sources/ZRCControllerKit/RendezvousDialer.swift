@@ -28,6 +28,8 @@ struct RendezvousDialer: Sendable {
         guard !brokers.isEmpty else {
             throw ReachError(.misconfigured, "no rendezvous server is known for this host (pair again with a host that has rendezvousUrls, or set rendezvousUrls in controller.json)")
         }
+        let started = ContinuousClock.now
+        func elapsed() -> String { "\((ContinuousClock.now - started).formatted(.units(allowed: [.milliseconds])))" }
         // The broker connection and candidate gathering both take round trips: overlap them.
         async let agentResult = Self.capture { () async throws(ReachError) in
             let agent = try await iceMaker.makeAgent(controlling: true, settings: settings)
@@ -42,11 +44,19 @@ struct RendezvousDialer: Sendable {
         }
         defer { Task { await broker.close() } }
         let (agent, local) = try await agentResult.get()
+        logger.debug("rendezvous: broker \(broker.url) connected and \(local.candidates.count) candidates gathered after \(elapsed())")
         do throws(ReachError) {
             let answer = try await exchange(offerICE: local, hostKey: hostKey, broker: broker, settings: settings, nowUnixMicros: nowUnixMicros)
             var remote = answer
             if reach.preference == .direct { remote.candidates.removeAll { $0.kind == .relayed } }
-            let stream = try await agent.connect(to: remote, timeout: reach.iceTimeout)
+            logger.debug("rendezvous: the host answered with \(remote.candidates.count) candidates after \(elapsed())")
+            let stream: IceStream
+            do {
+                stream = try await agent.connect(to: remote, timeout: reach.iceTimeout)
+            } catch where reach.preference == .direct {
+                throw ReachError(error.kind, error.message + " (transportPreference is direct: relays were not tried)")
+            }
+            logger.debug("rendezvous: ICE connected over \(stream.path) after \(elapsed())")
             let connection: TCPEndpoint.Connection
             do {
                 connection = try await TCPEndpoint.adopt(socket: stream.socket)

@@ -11,6 +11,11 @@ actor NiceIceAgent: IceAgent {
     private let box: Unmanaged<EventBox>
     private let servers: ResolvedServers
     private var gathered = false
+    /// Kinds of local candidate gathered so far ("host", "srflx", "relay").
+    private var gatheredKinds: Set<String> = []
+    /// The kinds worth waiting for: once they are in, the rest of gathering (a dead interface's
+    /// STUN retransmissions, 1.4 s) is not waited for.
+    private let wantedKinds: Set<String>
     private var established = false
     private var failure: String?
     private var closed = false
@@ -20,7 +25,7 @@ actor NiceIceAgent: IceAgent {
     private var nextWaiter = 0
 
     init(controlling: Bool, settings: IceSettings, servers: ResolvedServers) throws(ReachError) {
-        let (events, continuation) = AsyncStream<Int32>.makeStream()
+        let (events, continuation) = AsyncStream<IceEvent>.makeStream()
         let box = Unmanaged.passRetained(EventBox(continuation))
         var options = zrc_ice_options()
         options.controlling = controlling ? 1 : 0
@@ -54,11 +59,15 @@ actor NiceIceAgent: IceAgent {
         }
         handle = IceHandle(pointer: pointer)
         self.box = box
+        var wanted: Set<String> = settings.relayOnly ? [] : ["host"]
+        if !settings.relayOnly, servers.stun != nil || !servers.relays.isEmpty { wanted.insert("srflx") }
+        if !servers.relays.isEmpty { wanted.insert("relay") }
+        wantedKinds = wanted
         self.servers = servers
         Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                await self.apply(event)
+                await self.apply(event.code, detail: event.detail)
             }
         }
     }
@@ -70,11 +79,12 @@ actor NiceIceAgent: IceAgent {
         }
     }
 
-    private func apply(_ event: Int32) {
+    private func apply(_ event: Int32, detail: String?) {
         switch Int(event) {
         case Int(ZRC_ICE_GATHERED): gathered = true
+        case Int(ZRC_ICE_CANDIDATE): if let detail { gatheredKinds.insert(detail) }
         case Int(ZRC_ICE_ESTABLISHED): established = true
-        case Int(ZRC_ICE_FAILED): failure = failure ?? box.takeUnretainedValue().lastDetail ?? "ICE failed"
+        case Int(ZRC_ICE_FAILED): failure = failure ?? detail ?? "ICE failed"
         case Int(ZRC_ICE_CLOSED): if !established { failure = failure ?? "the ICE stream closed before it opened" }
         default: break
         }
@@ -99,7 +109,9 @@ actor NiceIceAgent: IceAgent {
 
     func localDescription(timeout: Duration) async throws(ReachError) -> IceDescription {
         let deadline = ContinuousClock.now + timeout
-        while !gathered, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }
+        while !gathered, !wantedKinds.isSubset(of: gatheredKinds), failure == nil, !closed, ContinuousClock.now < deadline {
+            await waitForChange(until: deadline)
+        }
         if let failure { throw ReachError(.iceFailed, "ICE candidate gathering failed: \(failure)") }
         guard !closed else { throw ReachError(.iceFailed, "the ICE agent was closed") }
         var ufrag = [CChar](repeating: 0, count: 257)
@@ -127,7 +139,7 @@ actor NiceIceAgent: IceAgent {
         while !established, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }
         guard established else {
             let why = failure ?? "no candidate pair connected within \(timeout)"
-            throw ReachError(.iceFailed, "ICE found no working path (\(why)); tried \(Self.list(offered)) against the host's \(Self.list(remote))")
+            throw ReachError(.iceFailed, "ICE found no working path (\(why)); tried \(Self.list(offered)) against the peer's \(Self.list(remote))")
         }
         let socket = zrc_ice_take_socket(handle.pointer)
         guard socket >= 0 else { throw ReachError(.iceFailed, "the ICE stream's socket was already taken") }
@@ -144,7 +156,12 @@ actor NiceIceAgent: IceAgent {
             // Ours: name the relay as configured (one relay is the usual case; else the first).
             return .relay(server: servers.relays.first?.url.endpoint ?? localCandidate.endpoint)
         }
-        if remoteCandidate.kind == .relayed { return .relay(server: remoteCandidate.endpoint) }
+        if remoteCandidate.kind == .relayed {
+            // The peer's relay: named as configured when it is one this side knows (the host's
+            // invite lists its relays), else by its address alone (the port is the allocation's).
+            let known = servers.relays.first { $0.address == remoteCandidate.address }
+            return .relay(server: known?.url.endpoint ?? remoteCandidate.address)
+        }
         return .iceDirect(local: localCandidate.kind, remote: remoteCandidate.kind, remoteEndpoint: remoteCandidate.endpoint)
     }
 
@@ -170,20 +187,19 @@ struct IceHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
-/// What the GLib thread's callback reaches: events go into a stream, the last failure's words
-/// are kept for the actor to read.
+/// One event from the GLib thread, with its words (a failure's reason, a candidate's kind).
+struct IceEvent: Sendable {
+    let code: Int32
+    let detail: String?
+}
+
+/// What the GLib thread's callback reaches: events go into a stream, applied in order.
 final class EventBox: Sendable {
-    private let continuation: AsyncStream<Int32>.Continuation
-    private let detail = Mutex<String?>(nil)
+    private let continuation: AsyncStream<IceEvent>.Continuation
 
-    init(_ continuation: AsyncStream<Int32>.Continuation) { self.continuation = continuation }
+    init(_ continuation: AsyncStream<IceEvent>.Continuation) { self.continuation = continuation }
 
-    var lastDetail: String? { detail.withLock { $0 } }
-
-    func post(_ event: Int32, detail text: String?) {
-        if let text { detail.withLock { $0 = text } }
-        continuation.yield(event)
-    }
+    func post(_ event: Int32, detail text: String?) { continuation.yield(IceEvent(code: event, detail: text)) }
 
     func finish() { continuation.finish() }
 }

@@ -36,6 +36,7 @@ enum {
     ZRC_ICE_ESTABLISHED = 3,  // the PseudoTCP stream is open: take the socket with zrc_ice_take_socket
     ZRC_ICE_FAILED = 4,       // detail: why
     ZRC_ICE_CLOSED = 5,       // the stream ended (detail: NULL, or why)
+    ZRC_ICE_CANDIDATE = 6,    // a local candidate was gathered (detail: its type, "host", "srflx" or "relay")
 };
 
 typedef void (*zrc_ice_callback)(void *context, int event, const char *detail);

@@ -1,0 +1,1 @@
+#include <avahi-client/client.h>
