@@ -1,5 +1,6 @@
 public import ZRCControllerKit
 public import ZRCHostKit
+import ZRCDiscovery
 import ZRCIce
 import ZRCMQTT
 public import ZRCNetworking
@@ -14,8 +15,16 @@ public enum ReachWiring {
         ControllerReach(preference: config.transportPreference, rendezvous: parse(config.rendezvousUrls, .mqtt),
                         ice: IceSettings(stunServers: parse(config.stunUrls, .stun), relays: parse(config.relayUrls, .turn),
                                          relayOnly: config.transportPreference.relayOnly),
-                        iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker())
+                        iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), lan: AvahiDiscovery())
     }
+
+    /// LAN discovery through avahi-daemon, or nil when `host.json` turns it off.
+    public static func hostLanDiscovery(_ config: HostConfig) -> (any LanDiscovery)? {
+        config.lanDiscovery ? AvahiDiscovery() : nil
+    }
+
+    /// For `zrc-ctl devices --scan`.
+    public static func lanDiscovery() -> any LanDiscovery { AvahiDiscovery() }
 
     /// The host's rendezvous settings; nil when it has no rendezvous server (TCP only).
     public static func hostReach(_ config: HostConfig) -> HostReach? {

@@ -10,6 +10,11 @@ public struct ControllerReach: Sendable {
     public var ice: IceSettings
     public var iceMaker: (any IceAgentMaker)?
     public var brokerMaker: (any RendezvousBrokerMaker)?
+    /// LAN discovery: finds a paired host whose address changed (its announcement carries a
+    /// hint only holders of its key recognise).
+    public var lan: (any LanDiscovery)?
+    /// How long LAN discovery looks for the host before giving up.
+    public var lanBrowse: Duration
     /// How long direct TCP runs alone before the rendezvous starts beside it (happy eyeballs): a
     /// LAN answers well within it, and a host behind a NAT costs no more than this extra.
     public var tcpHeadStart: Duration
@@ -20,6 +25,7 @@ public struct ControllerReach: Sendable {
 
     public init(preference: TransportPreference = .auto, rendezvous: [ReachURL] = [], ice: IceSettings = IceSettings(),
                 iceMaker: (any IceAgentMaker)? = nil, brokerMaker: (any RendezvousBrokerMaker)? = nil,
+                lan: (any LanDiscovery)? = nil, lanBrowse: Duration = .milliseconds(1500),
                 tcpHeadStart: Duration = .milliseconds(250), brokerTimeout: Duration = .seconds(3),
                 gatherTimeout: Duration = .seconds(3), answerTimeout: Duration = .seconds(6), iceTimeout: Duration = .seconds(10)) {
         self.preference = preference
@@ -27,6 +33,8 @@ public struct ControllerReach: Sendable {
         self.ice = ice
         self.iceMaker = iceMaker
         self.brokerMaker = brokerMaker
+        self.lan = lan
+        self.lanBrowse = lanBrowse
         self.tcpHeadStart = tcpHeadStart
         self.brokerTimeout = brokerTimeout
         self.gatherTimeout = gatherTimeout

@@ -4,13 +4,14 @@ import ZRCProtocol
 import ZRCStorage
 
 /// Finds a paired host by every way the preference allows, in parallel where that saves time
-/// (happy eyeballs): its TCP addresses first (the last one that worked leads), and after a short
-/// head start, or as soon as TCP has failed, the rendezvous with ICE. The first session wins;
-/// a later one is closed.
+/// (happy eyeballs): its TCP addresses (the last one that worked leads) and LAN discovery at once,
+/// and after a short head start, or as soon as TCP has failed, the rendezvous with ICE. The
+/// first session wins; a later one is closed.
 struct HostReacher: Sendable {
     let dialer: ControllerDialer
     let rendezvous: RendezvousDialer
     let reach: ControllerReach
+    let crypto: any NoiseCrypto
 
     func connect(to host: KnownHost, purpose: @escaping @Sendable () -> ControllerHandshake.Purpose,
                  nowUnixMicros: @escaping @Sendable () -> UInt64) async throws(ControllerError) -> ControllerSession {
@@ -18,12 +19,24 @@ struct HostReacher: Sendable {
         let (brokers, ice) = reach.servers(forHost: host.reachURLs)
         let tryTCP = reach.preference.triesTCP && !addresses.isEmpty
         let tryRendezvous = reach.canRendezvous && !brokers.isEmpty
+        let lan = reach.preference.triesTCP ? reach.lan : nil
         guard tryTCP || tryRendezvous else {
             throw ControllerError(.unreachable, "transportPreference \(reach.preference.rawValue) rules out the host's TCP addresses, "
                 + "and no rendezvous server is known for it (set rendezvousUrls, or pair again with a host that has them)")
         }
-        let race = ConnectRace(attempts: (tryTCP ? 1 : 0) + (tryRendezvous ? 1 : 0))
+        let race = ConnectRace(attempts: (tryTCP ? 1 : 0) + (tryRendezvous ? 1 : 0) + (lan != nil ? 1 : 0))
         return try await race.run { () async -> Void in
+            if let lan {
+                Task {
+                    do throws(ControllerError) {
+                        let found = try await findOnLAN(host, lan: lan, known: addresses, nowUnixSeconds: nowUnixMicros() / 1_000_000)
+                        let session = try await dialer.open(addresses: found, hostKey: host.publicKey, purpose: purpose)
+                        await race.succeeded(session)
+                    } catch {
+                        await race.failed(.lan, error)
+                    }
+                }
+            }
             if tryTCP {
                 Task {
                     do throws(ControllerError) {
@@ -57,10 +70,35 @@ struct HostReacher: Sendable {
     }
 }
 
+extension HostReacher {
+    /// Addresses where the host announces itself on the LAN, other than those already tried.
+    func findOnLAN(_ host: KnownHost, lan: any LanDiscovery, known: [HostPort], nowUnixSeconds: UInt64) async throws(ControllerError) -> [HostPort] {
+        let key = host.publicKey
+        let crypto = self.crypto
+        let isHost: @Sendable (LanHost) -> Bool = { candidate in
+            candidate.txt[LanHint.txtKey].map { LanHint.matches($0, hostKey: key, unixSeconds: nowUnixSeconds, crypto: crypto) } ?? false
+        }
+        let seen: [LanHost]
+        do {
+            seen = try await lan.browse(for: reach.lanBrowse) { $0.contains(where: isHost) }
+        } catch {
+            throw ControllerError(.unreachable, error.message)
+        }
+        let found = seen.filter(isHost).flatMap(\.endpoints).filter { !known.contains($0) }
+        guard !found.isEmpty else {
+            throw ControllerError(.unreachable, seen.contains(where: isHost)
+                ? "the host announces only the addresses already tried"
+                : "the host does not announce itself on this LAN")
+        }
+        return found
+    }
+}
+
 /// The first session to open wins; every attempt reports once.
 actor ConnectRace {
     enum Way: String {
         case tcp = "direct TCP"
+        case lan = "LAN discovery"
         case rendezvous
     }
 

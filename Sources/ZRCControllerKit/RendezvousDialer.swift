@@ -35,9 +35,12 @@ struct RendezvousDialer: Sendable {
             let agent = try await iceMaker.makeAgent(controlling: true, settings: settings)
             return (agent, try await agent.localDescription(timeout: reach.gatherTimeout))
         }
+        // The client ID is the reply token: a broker can then let each client read its own reply
+        // topic and nothing else (`pattern read zrc/v1/out/%c`, see README).
+        let replyToken = Self.randomBytes(RendezvousMessage.tokenLength)
         let broker: any RendezvousBrokerClient
         do {
-            broker = try await connectBroker(brokers, maker: brokerMaker)
+            broker = try await connectBroker(brokers, clientID: RendezvousTopics.clientID(replyToken: replyToken), maker: brokerMaker)
         } catch {
             if case .success(let (agent, _)) = await agentResult { await agent.close() }
             throw error
@@ -46,7 +49,7 @@ struct RendezvousDialer: Sendable {
         let (agent, local) = try await agentResult.get()
         logger.debug("rendezvous: broker \(broker.url) connected and \(local.candidates.count) candidates gathered after \(elapsed())")
         do throws(ReachError) {
-            let answer = try await exchange(offerICE: local, hostKey: hostKey, broker: broker, settings: settings, nowUnixMicros: nowUnixMicros)
+            let answer = try await exchange(offerICE: local, hostKey: hostKey, replyToken: replyToken, broker: broker, nowUnixMicros: nowUnixMicros)
             var remote = answer
             if reach.preference == .direct { remote.candidates.removeAll { $0.kind == .relayed } }
             logger.debug("rendezvous: the host answered with \(remote.candidates.count) candidates after \(elapsed())")
@@ -71,11 +74,12 @@ struct RendezvousDialer: Sendable {
         }
     }
 
-    private func connectBroker(_ brokers: [ReachURL], maker: any RendezvousBrokerMaker) async throws(ReachError) -> any RendezvousBrokerClient {
+    private func connectBroker(_ brokers: [ReachURL], clientID: String, maker: any RendezvousBrokerMaker) async throws(ReachError)
+        -> any RendezvousBrokerClient {
         var failures: [String] = []
         for url in brokers {
             do {
-                return try await maker.connect(to: url, clientID: Self.randomClientID(), persistent: false, timeout: reach.brokerTimeout)
+                return try await maker.connect(to: url, clientID: clientID, persistent: false, timeout: reach.brokerTimeout)
             } catch {
                 failures.append(error.message)
             }
@@ -83,7 +87,7 @@ struct RendezvousDialer: Sendable {
         throw ReachError(.brokerUnavailable, failures.joined(separator: "; "))
     }
 
-    private func exchange(offerICE: IceDescription, hostKey: NoisePublicKey, broker: any RendezvousBrokerClient, settings: IceSettings,
+    private func exchange(offerICE: IceDescription, hostKey: NoisePublicKey, replyToken: [UInt8], broker: any RendezvousBrokerClient,
                           nowUnixMicros: @Sendable () -> UInt64) async throws(ReachError) -> IceDescription {
         let topics: RendezvousTopics
         do {
@@ -93,7 +97,6 @@ struct RendezvousDialer: Sendable {
         }
         let now = nowUnixMicros()
         let inbox = topics.inboxTopic(day: RendezvousTopics.day(unixSeconds: now / 1_000_000))
-        let replyToken = Self.randomBytes(RendezvousMessage.tokenLength)
         let replyTopic = RendezvousTopics.replyTopic(token: replyToken)
         let nonce = Self.randomBytes(RendezvousMessage.nonceLength)
         let offer = RendezvousMessage.offer(.init(timestampMicros: now, nonce: nonce, replyToken: replyToken,
@@ -140,9 +143,6 @@ struct RendezvousDialer: Sendable {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
-
-    /// A client ID that says nothing about who connects.
-    static func randomClientID() -> String { "zrc-" + randomBytes(8).map { String($0, radix: 16) }.joined() }
 
     private static func capture<T>(_ body: () async throws(ReachError) -> T) async -> Result<T, ReachError> {
         do {

@@ -63,7 +63,7 @@ public struct ZRCController: Sendable {
             makeDecoder: configuration.makeDecoder, capabilities: configuration.announced)
         reacher = HostReacher(dialer: dialer,
                               rendezvous: RendezvousDialer(identity: identity, crypto: crypto, reach: configuration.reach, logger: logger),
-                              reach: configuration.reach)
+                              reach: configuration.reach, crypto: crypto)
     }
 
     public func fingerprint(of key: NoisePublicKey) -> String { KeyDerivations.fingerprint(of: key, crypto: crypto) }

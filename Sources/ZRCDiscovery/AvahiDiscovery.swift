@@ -12,11 +12,19 @@ public struct AvahiDiscovery: LanDiscovery {
         try AvahiPublication(name: name, port: port, txt: txt)
     }
 
-    public func browse(for duration: Duration) async throws(ReachError) -> [LanHost] {
-        let browser = AvahiBrowser()
+    public func browse(for duration: Duration, until enough: @escaping @Sendable ([LanHost]) -> Bool) async throws(ReachError) -> [LanHost] {
+        let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let browser = AvahiBrowser(changed: changed)
         defer { browser.stop() }
         try browser.start()
-        try? await Task.sleep(for: duration)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in changes where enough(browser.hosts) { return }
+            }
+            group.addTask { try? await Task.sleep(for: duration) }
+            await group.next()
+            group.cancelAll()
+        }
         if let failure = browser.failure, browser.hosts.isEmpty {
             throw ReachError(.misconfigured, "LAN discovery needs avahi-daemon: \(failure)")
         }
@@ -34,8 +42,13 @@ final class MDNSBox: Sendable {
 
     let state = Mutex<(found: [String: Found], order: [String], failure: String?)>(([:], [], nil))
     let events: AsyncStream<LanPublicationEvent>.Continuation?
+    /// Told of every change to what was found (a browse's early stop).
+    let changed: AsyncStream<Void>.Continuation?
 
-    init(events: AsyncStream<LanPublicationEvent>.Continuation?) { self.events = events }
+    init(events: AsyncStream<LanPublicationEvent>.Continuation?, changed: AsyncStream<Void>.Continuation? = nil) {
+        self.events = events
+        self.changed = changed
+    }
 
     func handle(event: Int32, name: String?, address: String?, port: UInt16, txt: String?) {
         switch Int(event) {
@@ -57,6 +70,7 @@ final class MDNSBox: Sendable {
                 entry.txt = fields
                 state.found[name] = entry
             }
+            changed?.yield()
         case Int(ZRC_MDNS_REMOVED):
             guard let name else { return }
             state.withLock { state in
@@ -88,9 +102,11 @@ struct MDNSHandle: @unchecked Sendable {
 }
 
 final class AvahiBrowser: Sendable {
-    private let box = MDNSBox(events: nil)
+    private let box: MDNSBox
     private let handle = Mutex<MDNSHandle?>(nil)
     private let retained = Mutex<Unmanaged<MDNSBox>?>(nil)
+
+    init(changed: AsyncStream<Void>.Continuation) { box = MDNSBox(events: nil, changed: changed) }
 
     func start() throws(ReachError) {
         let context = Unmanaged.passRetained(box)

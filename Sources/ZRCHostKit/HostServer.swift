@@ -69,6 +69,12 @@ public actor HostServer {
             }
             onListening(bound)
             logger.info("listening on \(bound) — host key fingerprint \(fingerprint)")
+            // A host on loopback only has nothing to announce to the LAN.
+            if let discovery = configuration.lanDiscovery, !bound.isLoopback {
+                let publisher = LanPublisher(discovery: discovery, name: configuration.hostName, port: bound.port, hostKey: identity.publicKey,
+                                             crypto: crypto, unixSeconds: { self.configuration.unixSeconds }, logger: logger)
+                group.addTask { await publisher.run() }
+            }
             if let reach = configuration.reach, !reach.rendezvous.isEmpty {
                 group.addTask { await RendezvousResponder(server: self, reach: reach, logger: self.logger).run() }
             }

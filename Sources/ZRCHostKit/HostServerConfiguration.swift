@@ -32,14 +32,18 @@ public struct HostServerConfiguration: Sendable {
     public var policy: SessionPolicy
     /// The rendezvous and ICE settings; nil: reachable on the TCP listener alone.
     public var reach: HostReach?
+    /// Publishes the host on the LAN (mDNS); nil: not published.
+    public var lanDiscovery: (any LanDiscovery)?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),
                 controlSocket: URL, admission: AdmissionLimits = AdmissionLimits(), maximumClockSkew: Duration = .seconds(120),
                 randomSecret: @escaping @Sendable (Int) -> SecretBytes,
                 unixMicros: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000)) },
-                sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, reach: HostReach? = nil) {
+                sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, reach: HostReach? = nil,
+                lanDiscovery: (any LanDiscovery)? = nil) {
         self.reach = reach
+        self.lanDiscovery = lanDiscovery
         self.listen = listen
         self.hostName = hostName
         self.advertisedAddresses = advertisedAddresses

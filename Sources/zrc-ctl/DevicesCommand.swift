@@ -5,11 +5,25 @@ import ZRCProtocol
 import ZRCStorage
 
 struct DevicesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the hosts this controller is paired with.")
+    static let configuration = CommandConfiguration(
+        commandName: "devices", abstract: "List the hosts this controller is paired with, or with --scan the ZRC hosts on this LAN.")
 
     @OptionGroup var options: ControllerOptions
 
+    @Flag(help: "List the ZRC hosts announcing themselves on this LAN (mDNS, needs avahi-daemon), paired or not.")
+    var scan = false
+
+    @Option(help: "How long --scan listens, e.g. 2s or 500ms (0.1s…60s).")
+    var scanTime: String = "2s"
+
+    func validate() throws {
+        guard let duration = DurationText.duration(scanTime), duration >= .milliseconds(100), duration <= .seconds(60) else {
+            throw ValidationError("--scan-time `\(scanTime)` is not a duration between 0.1s and 60s")
+        }
+    }
+
     func run() async throws {
+        if scan { return try await LanScan(options: options, duration: DurationText.duration(scanTime) ?? .seconds(2)).run() }
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let crypto = try Identity.makeCrypto()

@@ -66,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
                 maximumClockSkew: .seconds(config.maxClockSkewSeconds),
                 randomSecret: { crypto.randomSecret(count: $0) },
                 sharing: try screenSharing(context), policy: policy,
-                reach: ReachWiring.hostReach(config))
+                reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                     controllers: context.controllers, logger: context.logger)
             let serving = Task {

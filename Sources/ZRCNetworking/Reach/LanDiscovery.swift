@@ -26,9 +26,10 @@ public protocol LanDiscovery: Sendable {
     /// Publishes until the returned publication is stopped; `events` reports what happened
     /// (published under which name, or why not) for the log.
     func publish(name: String, port: UInt16, txt: [String: String]) throws(ReachError) -> any LanPublication
-    /// Hosts seen within `duration` (answers from the local cache come within milliseconds; a
-    /// cold cache within a few hundred).
-    func browse(for duration: Duration) async throws(ReachError) -> [LanHost]
+    /// Hosts seen within `duration`, or as soon as `enough` says the hosts seen so far suffice
+    /// (answers from avahi-daemon's cache come within milliseconds; a cold cache within a few
+    /// hundred).
+    func browse(for duration: Duration, until enough: @escaping @Sendable ([LanHost]) -> Bool) async throws(ReachError) -> [LanHost]
 }
 
 public protocol LanPublication: Sendable {

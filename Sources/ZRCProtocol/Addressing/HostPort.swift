@@ -67,3 +67,8 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 }
+
+extension HostPort {
+    /// A loopback address (127.0.0.0/8, ::1, localhost): reachable from this machine only.
+    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" || host == "localhost" }
+}

@@ -54,4 +54,8 @@ public struct RendezvousTopics: Sendable {
     }
 
     public static func replyTopic(token: [UInt8]) -> String { "zrc/v1/out/" + Hex.encode(token) }
+
+    /// The controller's MQTT client ID: its reply token, so a broker can restrict each client to
+    /// reading its own reply topic (`pattern read zrc/v1/out/%c`).
+    public static func clientID(replyToken token: [UInt8]) -> String { Hex.encode(token) }
 }
