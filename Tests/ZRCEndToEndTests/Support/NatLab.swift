@@ -55,24 +55,14 @@ final class NatLab: Sendable {
         _ = try? await Self.run(script, ["down", "--id", id])
     }
 
-    /// Runs a program to completion off the cooperative pool.
+    /// Runs the lab script to completion off the cooperative pool, with posix_spawn (Foundation's
+    /// Process sometimes never notices that a script whose children live on has exited).
     static func run(_ executable: URL, _ arguments: [String]) async throws -> (Int32, String, String) {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 do {
-                    let process = Process()
-                    process.executableURL = executable
-                    process.arguments = arguments
-                    let output = Pipe()
-                    let errors = Pipe()
-                    process.standardOutput = output
-                    process.standardError = errors
-                    process.standardInput = FileHandle.nullDevice
-                    try process.run()
-                    let out = output.fileHandleForReading.readDataToEndOfFile()
-                    let err = errors.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))
+                    let result = try Spawn.run([executable.path] + arguments, environment: ProcessInfo.processInfo.environment)
+                    continuation.resume(returning: (result.status, result.stdout, result.stderr))
                 } catch {
                     continuation.resume(throwing: error)
                 }

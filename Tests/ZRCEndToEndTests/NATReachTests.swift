@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+/// Reaching a host anywhere, with the real engines (coturn, Mosquitto, libnice) behind real NATs
+/// made of network namespaces (Tools/natlab.sh): a controller that paired on the LAN finds the
+/// host again through the rendezvous once the LAN is gone, directly when the NATs allow it and
+/// through the relay when they do not.
+@Suite(.serialized) struct NATReachTests {
+    /// Host and controller configs for the lab, pairing over the LAN link, then the LAN goes.
+    struct Rig {
+        let env: EndToEndEnvironment
+        let lab: NatLab
+        let host: ZRCProcess
+        let display: PrivateDisplay
+
+        static func start(_ nat: NatLab.NAT, controllerConfig: String = #"{"keyStore": "file"}"#) async throws -> Rig {
+            let env = try EndToEndEnvironment()
+            let lab: NatLab
+            do {
+                lab = try await NatLab.up(nat, lan: true, tag: env.tag)
+            } catch {
+                env.cleanUp()
+                throw error
+            }
+            do {
+                let display = try await PrivateDisplay.start()
+                try env.writeConfig("""
+                    {"keyStore": "file", "listen": "0.0.0.0:7420", "rendezvousUrls": ["\(lab.broker)"], "stunUrls": ["\(lab.stun)"],
+                     "relayUrls": ["\(lab.relay)"], "lanDiscovery": false}
+                    """, file: "host.json", role: "host")
+                try env.writeConfig(controllerConfig, file: "controller.json", role: "controller")
+                let host = try env.launch("zrc-host", ["serve", "--host-name", "natted", "--display", display.name, "--log-level", "info"],
+                                          role: "host", namespace: lab.hostNamespace)
+                guard await host.waitForOutput("rendezvous: listening for controllers", timeout: .seconds(30)) else {
+                    await host.terminate()
+                    throw SetupError("zrc-host did not reach the rendezvous: \(host.stderr)")
+                }
+                let invite = try await env.run("zrc-host", ["pair", "--json", "--address", lab.hostLANAddress], role: "host",
+                                               namespace: lab.hostNamespace)
+                let object = try JSONSerialization.jsonObject(with: Data(invite.stdout.utf8)) as? [String: Any]
+                guard let text = object?["invite"] as? String else { throw SetupError("no invite: \(invite.stderr)") }
+                let pair = try await env.run("zrc-ctl", ["pair", text, "--name", "far"], role: "controller", namespace: lab.controllerNamespace)
+                guard pair.status == 0 else { throw SetupError("pairing over the LAN failed: \(pair.stderr)") }
+                try await lab.command("lan-down")
+                return Rig(env: env, lab: lab, host: host, display: display)
+            } catch {
+                await lab.down()
+                env.cleanUp()
+                throw error
+            }
+        }
+
+        func ctl(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await env.run("zrc-ctl", arguments, role: "controller", namespace: lab.controllerNamespace, timeout: timeout)
+        }
+
+        func stop() async {
+            await host.terminate()
+            display.stop()
+            await lab.down()
+            env.cleanUp()
+        }
+    }
+
+    /// Frames come back (a screenshot of the host's screen) and input arrives (the pointer moves).
+    func expectFramesAndInput(_ rig: Rig) async throws {
+        let shot = rig.env.root.appendingPathComponent("shot.png")
+        let screenshot = try await rig.ctl(["screenshot", "far", shot.path])
+        #expect(screenshot.status == 0, "\(screenshot.stderr)")
+        let png = try Data(contentsOf: shot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
+        let move = try await rig.ctl(["input", "move", "far", "321", "123"])
+        #expect(move.status == 0, "\(move.stderr)")
+        let location = try PrivateDisplay.run("/usr/bin/xdotool", ["getmouselocation"], display: rig.display.name)
+        #expect(location.hasPrefix("x:321 y:123 "), "\(location)")
+    }
+
+    @Test func coneNATsConnectDirectlyThroughTheRendezvous() async throws {
+        let rig = try await Rig.start(.cone)
+        do {
+            let ping = try await rig.ctl(["ping", "far", "-c", "2", "--interval", "0.1s"])
+            #expect(ping.status == 0, "\(ping.stderr)")
+            #expect(ping.stdout.contains("over ICE direct (srflx)"), "\(ping.stdout)")
+            try await expectFramesAndInput(rig)
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    @Test func symmetricNATsGoThroughTheRelayAndDirectRefusesClearly() async throws {
+        let rig = try await Rig.start(.symmetric)
+        do {
+            let ping = try await rig.ctl(["ping", "far", "-c", "2", "--interval", "0.1s"])
+            #expect(ping.status == 0, "\(ping.stderr)")
+            #expect(ping.stdout.contains("over relay via \(rig.lab.turnEndpoint)"), "\(ping.stdout)")
+            try await expectFramesAndInput(rig)
+
+            try rig.env.writeConfig(#"{"keyStore": "file", "transportPreference": "direct"}"#, file: "controller.json", role: "controller")
+            let direct = try await rig.ctl(["ping", "far", "-c", "1"])
+            #expect(direct.status != 0)
+            #expect(direct.stderr.contains("ICE found no working path"), "\(direct.stderr)")
+            #expect(direct.stderr.contains("transportPreference is direct"), "\(direct.stderr)")
+            #expect(direct.stderr.contains("srflx"), "the error names the candidates tried: \(direct.stderr)")
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    /// Typed text crosses the WAN only encrypted: a capture on the WAN bridge during a session
+    /// that types a canary never contains it, though it saw the session's packets. A wrong
+    /// pinned key gets no further than the rendezvous.
+    @Test func theWANSeesNoPlaintextAndAWrongKeyIsRefused() async throws {
+        let rig = try await Rig.start(.symmetric)
+        do {
+            let capture = rig.env.root.appendingPathComponent("wan.pcap")
+            let tcpdump = try ZRCProcess(executable: URL(fileURLWithPath: "/usr/sbin/ip"),
+                                         arguments: ["netns", "exec", rig.lab.wanNamespace, "tcpdump", "-i", "br0", "-U", "-s", "0", "-w", capture.path],
+                                         environment: ProcessInfo.processInfo.environment)
+            guard await tcpdump.waitForOutput("listening on", timeout: .seconds(20)) else {
+                await tcpdump.terminate()
+                throw SetupError("tcpdump did not start: \(tcpdump.stderr)")
+            }
+            let canary = "zrc-canary-7f3a9c"
+            let typed = try await rig.ctl(["input", "type", "far", canary])
+            #expect(typed.status == 0, "\(typed.stderr)")
+            await tcpdump.terminate()
+            let packets = try Data(contentsOf: capture)
+            #expect(packets.count > 10_000, "the capture saw the session (\(packets.count) bytes)")
+            #expect(packets.range(of: Data(canary.utf8)) == nil, "the canary crossed the WAN in the clear")
+            // Nor the host's candidates' private address, inside the sealed rendezvous.
+            #expect(packets.range(of: Data("\"10.1.0.2\"".utf8)) == nil)
+
+            // Another key pinned under the name: the host never answers for it.
+            let hosts = rig.env.dataFile("known-hosts.json", role: "controller")
+            var text = try String(contentsOf: hosts, encoding: .utf8)
+            guard let range = text.range(of: #""publicKey" : "[0-9a-f]{64}""#, options: .regularExpression) else {
+                throw SetupError("no publicKey in \(text)")
+            }
+            text.replaceSubrange(range, with: #""publicKey" : "\#(String(repeating: "ab", count: 32))""#)
+            try Data(text.utf8).write(to: hosts)
+            let wrong = try await rig.ctl(["ping", "far", "-c", "1"])
+            #expect(wrong.status != 0)
+            #expect(!wrong.stdout.contains("Session"), "\(wrong.stdout)")
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    /// The broker going away does not touch a running session, and the host listens again once
+    /// it is back: a new connection through it works.
+    @Test func aBrokerRestartLeavesSessionsAloneAndNewOnesWork() async throws {
+        let rig = try await Rig.start(.cone)
+        do {
+            let long = try rig.env.launch("zrc-ctl", ["ping", "far", "-c", "30", "--interval", "0.2s"], role: "controller",
+                                          namespace: rig.lab.controllerNamespace)
+            #expect(await long.waitForOutput("reply 2:", timeout: .seconds(30)), "\(long.stderr)")
+            try await rig.lab.command("restart-broker")
+            guard let status = await long.waitForExit(timeout: .seconds(60)) else {
+                await long.terminate()
+                throw SetupError("the ping session did not end")
+            }
+            #expect(status == 0, "\(long.stderr)")
+            #expect(long.stdout.contains("30 replies"), "\(long.stdout)")
+            #expect(await rig.host.waitForOutput("connected to \(rig.lab.broker) again", timeout: .seconds(60)), "\(rig.host.stderr)")
+            let again = try await rig.ctl(["ping", "far", "-c", "1"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("over ICE direct"), "\(again.stdout)")
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+}
