@@ -13,7 +13,7 @@ extension ZRCController {
     /// With `skipDecode`, JPEG rectangles are not decoded (a view-only audience for measuring the
     /// host's CPU without these processes taking the machine's cores).
     static func bench(named name: String = "bench", identity: NoiseKeyPair? = nil, crypto: SodiumCrypto, knownHosts: URL,
-                      skipDecode: Bool = false, logger: Logger) throws -> ZRCController {
+                      skipDecode: Bool = false, reach: ControllerReach = ControllerReach(), logger: Logger) throws -> ZRCController {
         let decoders = try FrameCodec.decoderFactory()
         let makeDecoder: @Sendable () -> any RegionDecoder
         if skipDecode {
@@ -22,7 +22,7 @@ extension ZRCController {
             makeDecoder = decoders
         }
         return ZRCController(identity: identity ?? crypto.generateKeyPair(), crypto: crypto, knownHosts: KnownHostsStore(file: knownHosts),
-                             controllerName: name, configuration: ControllerConfiguration(makeDecoder: makeDecoder), logger: logger)
+                             controllerName: name, configuration: ControllerConfiguration(makeDecoder: makeDecoder, reach: reach), logger: logger)
     }
 }
 

@@ -13,12 +13,12 @@ final class BenchHost: Sendable {
     let server: HostServer
     private let task = Mutex<Task<Void, any Error>?>(nil)
 
-    init(directory: URL, sharing: ScreenSharing, listen: String = "127.0.0.1", logger: Logger) throws {
+    init(directory: URL, sharing: ScreenSharing, listen: String = "127.0.0.1", port: UInt16 = 0, reach: HostReach? = nil, logger: Logger) throws {
         let crypto = try SodiumCrypto()
         let configuration = HostServerConfiguration(
-            listen: HostPort(host: listen, port: 0), hostName: "zrc-bench",
+            listen: HostPort(host: listen, port: port), hostName: "zrc-bench",
             controlSocket: directory.appendingPathComponent("run/host.sock"),
-            randomSecret: { crypto.randomSecret(count: $0) }, sharing: sharing)
+            randomSecret: { crypto.randomSecret(count: $0) }, sharing: sharing, reach: reach)
         server = HostServer(configuration: configuration, identity: crypto.generateKeyPair(), crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("authorized-controllers.json")),
                             logger: logger)
@@ -39,8 +39,8 @@ final class BenchHost: Sendable {
         throw ValidationError("the benchmark's host did not start listening")
     }
 
-    func invite() async throws -> String {
-        let response = try await LocalControlSocket.send(HostControlRequest.createInvite(lifetimeSeconds: 300, addresses: []),
+    func invite(addresses: [String] = []) async throws -> String {
+        let response = try await LocalControlSocket.send(HostControlRequest.createInvite(lifetimeSeconds: 300, addresses: addresses),
                                                          to: server.configuration.controlSocket, expecting: HostControlResponse.self)
         guard case .invite(let summary) = response else { throw ValidationError("the host made no invite: \(response)") }
         return summary.invite
