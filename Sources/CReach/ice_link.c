@@ -47,7 +47,17 @@ struct zrc_ice {
     size_t outgoing_offset, outgoing_length;
     gboolean caller_closed;
     gboolean remote_finished;
+    // Freed by the caller while the stream was still open: kept until the FIN exchange ends (or
+    // LINGER_MS pass), so the peer learns of the close at once instead of by its dead-peer timeout.
+    gboolean lingering;
+    GSource *linger_source;
 };
+
+// How long a closed stream may take to tell the peer.
+#define LINGER_MS 3000
+
+static void finish_free(zrc_ice *ice);
+static gboolean linger_over(gpointer data);
 
 static void emit(zrc_ice *ice, int event, const char *detail) {
     if (ice->callback) ice->callback(ice->context, event, detail);
@@ -264,6 +274,16 @@ static void tcp_closed(PseudoTcpSocket *tcp, guint32 error, gpointer data) {
     // The caller sees end of stream once what arrived is written.
     if (ice->bridge_fd >= 0 && ice->pending_length == 0) shutdown(ice->bridge_fd, SHUT_WR);
     emit(ice, ZRC_ICE_CLOSED, error ? g_strerror((int)error) : NULL);
+    if (ice->lingering) {
+        // Not from inside PseudoTCP's own callback: from the loop, right after.
+        if (ice->linger_source) {
+            g_source_destroy(ice->linger_source);
+            g_source_unref(ice->linger_source);
+        }
+        ice->linger_source = g_idle_source_new();
+        g_source_set_callback(ice->linger_source, linger_over, ice, NULL);
+        g_source_attach(ice->linger_source, zrc_loop_context());
+    }
 }
 
 static PseudoTcpWriteResult tcp_write_packet(PseudoTcpSocket *tcp, const gchar *buffer, guint32 length, gpointer data) {
@@ -612,9 +632,38 @@ static void agent_closed(GObject *source, GAsyncResult *result, gpointer data) {
     g_object_unref(data);
 }
 
+static gboolean linger_over(gpointer data) {
+    finish_free(data);
+    return G_SOURCE_REMOVE;
+}
+
+// Ends the link: at once when no stream is open, else after the close reached the peer.
 static void free_on_loop(void *data) {
     zrc_ice *ice = data;
     ice->callback = NULL;
+    gboolean open = ice->tcp && ice->bridge_fd >= 0 && !ice->tcp_closed;
+    if (!open) {
+        finish_free(ice);
+        return;
+    }
+    ice->lingering = TRUE;
+    watch_reads(ice, FALSE);
+    if (!ice->caller_closed) {
+        ice->caller_closed = TRUE;
+        pseudo_tcp_socket_close(ice->tcp, FALSE);
+        schedule_clock(ice);
+    }
+    ice->linger_source = g_timeout_source_new(LINGER_MS);
+    g_source_set_callback(ice->linger_source, linger_over, ice, NULL);
+    g_source_attach(ice->linger_source, zrc_loop_context());
+}
+
+static void finish_free(zrc_ice *ice) {
+    if (ice->linger_source) {
+        g_source_destroy(ice->linger_source);
+        g_source_unref(ice->linger_source);
+        ice->linger_source = NULL;
+    }
     watch_reads(ice, FALSE);
     watch_writes(ice, FALSE);
     if (ice->clock_source) {

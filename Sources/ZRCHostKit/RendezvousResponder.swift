@@ -130,15 +130,20 @@ actor RendezvousResponder {
         }
         negotiating += 1
         Task {
-            await negotiate(offer, controller: controller, fingerprint: fingerprint, client: client)
+            // The slot is for negotiating: it is free again once the stream is up (or failed).
+            let link = await negotiate(offer, controller: controller, fingerprint: fingerprint, client: client)
             finished()
+            guard let (connection, path, agent) = link else { return }
+            await server.serveAdopted(connection, source: "rendezvous:\(fingerprint)", remote: "\(path)")
+            await agent.close()
         }
     }
 
     private func finished() { negotiating -= 1 }
 
+    /// The ICE stream to the controller, adopted as a connection, or nil (logged) when it failed.
     private func negotiate(_ offer: RendezvousMessage.Offer, controller: NoisePublicKey, fingerprint: String,
-                           client: any RendezvousBrokerClient) async {
+                           client: any RendezvousBrokerClient) async -> (TCPEndpoint.Connection, TransportPath, any IceAgent)? {
         var settings = reach.ice
         if offer.flags.contains(.noRelay) { settings.relays = [] }
         let agent: any IceAgent
@@ -146,7 +151,7 @@ actor RendezvousResponder {
             agent = try await reach.iceMaker.makeAgent(controlling: false, settings: settings)
         } catch {
             logger.warning("rendezvous: cannot answer controller \(fingerprint): \(error.message)")
-            return
+            return nil
         }
         do throws(ReachError) {
             let local = try await agent.localDescription(timeout: reach.gatherTimeout)
@@ -159,11 +164,12 @@ actor RendezvousResponder {
                 throw ReachError(.iceFailed, "cannot use the ICE stream: \(error)")
             }
             logger.info("rendezvous: controller \(fingerprint) connected over \(stream.path)")
-            await server.serveAdopted(connection, source: "rendezvous:\(fingerprint)", remote: "\(stream.path)")
+            return (connection, stream.path, agent)
         } catch {
             logger.warning("rendezvous: link with controller \(fingerprint) failed: \(error.message)")
         }
         await agent.close()
+        return nil
     }
 
     @discardableResult
