@@ -19,6 +19,8 @@
 
 // What moves between the socket and PseudoTCP in one step.
 #define CHUNK 65536
+// The largest UDP payload PseudoTCP sends.
+#define SEGMENT_MTU 1200
 
 struct zrc_ice {
     zrc_ice_options options;
@@ -440,6 +442,9 @@ static void create_on_loop(void *data) {
     // Frames are latest-wins and small updates matter most: no Nagle delay. Acks wait 2 ms at
     // most (the default 100 ms held a 1 MiB window to 3 MB/s even on loopback).
     g_object_set(ice->tcp, "no-delay", TRUE, "ack-delay", 2, "rcv-buf", (guint)ice->window, "snd-buf", (guint)ice->window, NULL);
+    // Segments that fit any path unfragmented, relays included (as QUIC assumes): PseudoTCP
+    // otherwise starts at 64 KiB datagrams, which IP fragments across NATs lose as a whole.
+    pseudo_tcp_socket_notify_mtu(ice->tcp, SEGMENT_MTU);
     if (!nice_agent_gather_candidates(ice->agent, ice->stream_id)) {
         copy_text(call->error, call->error_size, "libnice could not gather candidates (no usable network interface?)");
         return;

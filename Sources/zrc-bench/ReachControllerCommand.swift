@@ -59,7 +59,15 @@ struct ReachControllerCommand: AsyncParsableCommand {
                 }
                 say("setup \(times.percentile(0.5)) \(times.percentile(0.95)) \(path)")
             case "open":
-                let opened = try await controller(.auto).connect(to: "bench")
+                // The set-up runs' sessions may still be ending at the host, and while one is in
+                // control a new session gets view-only (clicks would be refused): wait for control.
+                var opened = try await controller(.auto).connect(to: "bench")
+                for _ in 0..<50 where opened.granted.contains(.viewOnly) {
+                    await opened.close()
+                    _ = await opened.waitUntilEnded()
+                    try await Task.sleep(for: .milliseconds(100))
+                    opened = try await controller(.auto).connect(to: "bench")
+                }
                 let viewer = ZRCMeasuredViewer(session: opened)
                 var size: (width: Int, height: Int)?
                 for _ in 0..<60_000 where size == nil {
