@@ -11,6 +11,8 @@ actor NiceIceAgent: IceAgent {
     private let box: Unmanaged<EventBox>
     private let servers: ResolvedServers
     private var gathered = false
+    /// Said with an ICE failure: relays were configured but none allocated.
+    private var relayProblem: String?
     /// Kinds of local candidate gathered so far ("host", "srflx", "relay").
     private var gatheredKinds: Set<String> = []
     /// The kinds worth waiting for: once they are in, the rest of gathering (a dead interface's
@@ -119,6 +121,10 @@ actor NiceIceAgent: IceAgent {
         var candidates = [zrc_candidate](repeating: zrc_candidate(), count: IceDescription.maxCandidates)
         let count = zrc_ice_local(handle.pointer, &ufrag, ufrag.count, &password, password.count, &candidates, Int32(candidates.count))
         offered = candidates.prefix(Int(count)).map(IceCandidate.init(_:)).filter { $0.problem() == nil }
+        if !servers.relays.isEmpty, !offered.contains(where: { $0.kind == .relayed }) {
+            relayProblem = "the relay \(servers.relays.map(\.url.description).joined(separator: ", ")) gave no relayed candidate "
+                + "(unreachable, or wrong credentials: check relayUrls)"
+        }
         guard !offered.isEmpty else {
             throw ReachError(.iceFailed, servers.relays.isEmpty || !gathered
                 ? "ICE gathered no candidates (no usable network interface?)"
@@ -139,7 +145,8 @@ actor NiceIceAgent: IceAgent {
         while !established, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }
         guard established else {
             let why = failure ?? "no candidate pair connected within \(timeout)"
-            throw ReachError(.iceFailed, "ICE found no working path (\(why)); tried \(Self.list(offered)) against the peer's \(Self.list(remote))")
+            throw ReachError(.iceFailed, "ICE found no working path (\(why)); tried \(Self.list(offered)) against the peer's \(Self.list(remote))"
+                + (relayProblem.map { "; \($0)" } ?? ""))
         }
         let socket = zrc_ice_take_socket(handle.pointer)
         guard socket >= 0 else { throw ReachError(.iceFailed, "the ICE stream's socket was already taken") }

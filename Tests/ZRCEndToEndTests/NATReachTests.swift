@@ -97,6 +97,30 @@ import Testing
             #expect(ping.stdout.contains("over relay via \(rig.lab.turnEndpoint)"), "\(ping.stdout)")
             try await expectFramesAndInput(rig)
 
+            // Relay only (privacy), reaching the relay over TURN-TCP: the relay still carries it.
+            // Only this side's relay: the one the host's invite named is forgotten.
+            let hosts = rig.env.dataFile("known-hosts.json", role: "controller")
+            var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: hosts)) as? [String: Any])
+            var entries = try #require(document["hosts"] as? [[String: Any]])
+            entries[0]["relayUrls"] = nil
+            document["hosts"] = entries
+            try JSONSerialization.data(withJSONObject: document).write(to: hosts)
+            let tcpRelay = rig.lab.relay + "?transport=tcp"
+            try rig.env.writeConfig(#"{"keyStore": "file", "transportPreference": "relay", "relayUrls": ["\#(tcpRelay)"]}"#,
+                                    file: "controller.json", role: "controller")
+            let relayOnly = try await rig.ctl(["ping", "far", "-c", "1"])
+            #expect(relayOnly.status == 0, "\(relayOnly.stderr)")
+            #expect(relayOnly.stdout.contains("over relay via"), "\(relayOnly.stdout)")
+
+            // A relay that refuses this side's credentials is named in the error.
+            let badRelay = rig.lab.relay.replacingOccurrences(of: ":zrcpass@", with: ":wrong@")
+            try rig.env.writeConfig(#"{"keyStore": "file", "transportPreference": "relay", "relayUrls": ["\#(badRelay)"]}"#,
+                                    file: "controller.json", role: "controller")
+            let refused = try await rig.ctl(["ping", "far", "-c", "1"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("relay") && refused.stderr.contains(rig.lab.turnEndpoint), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("wrong"), "no credential in the message: \(refused.stderr)")
+
             try rig.env.writeConfig(#"{"keyStore": "file", "transportPreference": "direct"}"#, file: "controller.json", role: "controller")
             let direct = try await rig.ctl(["ping", "far", "-c", "1"])
             #expect(direct.status != 0)
@@ -150,6 +174,25 @@ import Testing
             throw error
         }
         await rig.stop()
+    }
+
+    /// A rendezvous server that cannot be reached is named in the error, quickly.
+    @Test func anUnreachableBrokerIsNamed() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        try env.writeConfig(#"{"keyStore": "file", "transportPreference": "mesh"}"#, file: "controller.json", role: "controller")
+        let hosts = env.dataFile("known-hosts.json", role: "controller")
+        try FileManager.default.createDirectory(at: hosts.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try Data("""
+            {"version": 1, "hosts": [{"name": "far", "hostName": "far", "publicKey": "\(String(repeating: "42", count: 32))",
+             "addresses": ["127.0.0.1:9"], "pairedAt": "2026-11-26T00:00:00Z", "rendezvousUrls": ["mqtt://zrc:hunter2@127.0.0.1:9"]}]}
+            """.utf8).write(to: hosts)
+        chmod(hosts.path, 0o600)
+        let ping = try await env.run("zrc-ctl", ["ping", "far", "-c", "1"], role: "controller")
+        #expect(ping.status == 3, "\(ping.stderr)")
+        #expect(ping.stderr.contains("rendezvous broker mqtt://127.0.0.1:9"), "\(ping.stderr)")
+        #expect(!ping.stderr.contains("hunter2"))
     }
 
     /// The broker going away does not touch a running session, and the host listens again once
