@@ -20,11 +20,17 @@ struct ReachCommand: AsyncParsableCommand {
     @Option(help: "Clicks per path.") var clicks = 100
     @Option(help: "Seconds of motion watched per path.") var seconds = 5
     @Option(help: "The NAT laboratory script.") var natlab = "Tools/natlab.sh"
+    @Option(help: "PseudoTCP window on direct paths, bytes (default: the product's).") var directWindow: Int?
+    @Option(parsing: .upToNextOption, help: "Paths to measure: lan, direct, relay (default: all).") var paths: [String] = ["lan", "direct", "relay"]
 
     struct Path {
         let name: String
         let nat: String
         let keepsLAN: Bool
+    }
+
+    func validate() throws {
+        for path in paths where !["lan", "direct", "relay"].contains(path) { throw ValidationError("--paths takes lan, direct, relay") }
     }
 
     func run() async throws {
@@ -35,10 +41,10 @@ struct ReachCommand: AsyncParsableCommand {
         defer { xvfb.stop() }
         print("zrc-bench reach: display \(display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
             + "\(setups) set-ups, \(pings) pings, \(clicks) clicks per path, \(seconds) s of video-like motion")
-        let paths = [Path(name: "LAN TCP", nat: "cone", keepsLAN: true), Path(name: "ICE direct", nat: "cone", keepsLAN: false),
-                     Path(name: "relay", nat: "symmetric", keepsLAN: false)]
+        let all = ["lan": Path(name: "LAN TCP", nat: "cone", keepsLAN: true), "direct": Path(name: "ICE direct", nat: "cone", keepsLAN: false),
+                   "relay": Path(name: "relay", nat: "symmetric", keepsLAN: false)]
         var rows: [[String]] = []
-        for (index, path) in paths.enumerated() {
+        for (index, path) in paths.compactMap({ all[$0] }).enumerated() {
             rows.append(try await measure(path, index: index, display: display))
         }
         print("")
@@ -61,7 +67,7 @@ struct ReachCommand: AsyncParsableCommand {
             "--directory", directory.appendingPathComponent("host").path, "--broker", "mqtt://\(lab["ZRC_NAT_BROKER"])",
             "--stun", "stun:\(turn)", "--relay", "turn://\(lab["ZRC_NAT_TURN_USER"]):\(lab["ZRC_NAT_TURN_PASSWORD"])@\(turn)",
             "--advertise", lab["ZRC_NAT_HOST_LAN_ADDR"],
-        ])
+        ] + (directWindow.map { ["--direct-window", "\($0)"] } ?? []))
         defer { host.stop() }
         guard try await host.nextLine(timeout: .seconds(30)).hasPrefix("port ") else { throw ValidationError("the host did not start") }
         let probe = try BenchChild("the probe", executable: BenchChild.selfExecutable,
@@ -71,7 +77,7 @@ struct ReachCommand: AsyncParsableCommand {
         let controller = try BenchChild("the controller", executable: "/usr/sbin/ip", arguments: [
             "netns", "exec", lab["ZRC_NAT_CTL_NS"], BenchChild.selfExecutable, "reach-controller",
             "--directory", directory.appendingPathComponent("controller").path,
-        ])
+        ] + (directWindow.map { ["--direct-window", "\($0)"] } ?? []))
         defer { controller.stop() }
         host.send(line: "invite")
         controller.send(line: try await host.nextLine(timeout: .seconds(20)))

@@ -19,6 +19,7 @@ struct ReachControllerCommand: AsyncParsableCommand {
         commandName: "reach-controller", abstract: "The controller `reach` measures.", shouldDisplay: false)
 
     @Option(help: "Directory for this controller's known-hosts file.") var directory: String
+    @Option(help: "PseudoTCP window on a direct path, bytes (default: the product's).") var directWindow: Int?
 
     func run() async throws {
         var input = StandardInputLines.stream().makeAsyncIterator()
@@ -33,6 +34,7 @@ struct ReachControllerCommand: AsyncParsableCommand {
             config.transportPreference = preference
             var reach = ReachWiring.controllerReach(config)
             reach.lan = nil  // the laboratory has no avahi-daemon
+            if let directWindow { reach.ice.window = directWindow }
             return try ZRCController.bench(identity: identity, crypto: crypto, knownHosts: knownHosts, reach: reach, logger: logger)
         }
         _ = try await controller(.auto).pair(inviteText: invite, name: "bench")

@@ -19,6 +19,7 @@ struct ReachHostCommand: AsyncParsableCommand {
     @Option(help: "The STUN server, stun:…") var stun: String
     @Option(help: "The relay, turn://user:password@…") var relay: String
     @Option(help: "The address invites name (the LAN link).") var advertise: String
+    @Option(help: "PseudoTCP window on a direct path, bytes (default: the product's).") var directWindow: Int?
 
     func run() async throws {
         AllocatorTuning.forLongRunningServer()
@@ -28,7 +29,8 @@ struct ReachHostCommand: AsyncParsableCommand {
         config.rendezvousUrls = [broker]
         config.stunUrls = [stun]
         config.relayUrls = [relay]
-        guard let reach = ReachWiring.hostReach(config) else { throw ValidationError("no rendezvous configured") }
+        guard var reach = ReachWiring.hostReach(config) else { throw ValidationError("no rendezvous configured") }
+        if let directWindow { reach.ice.window = directWindow }
         let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)
         let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
         let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, listen: "0.0.0.0", reach: reach, logger: logger)

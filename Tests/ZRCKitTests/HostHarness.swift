@@ -24,7 +24,8 @@ final class HostHarness: Sendable {
     /// `handshakeTimeout`: generous by default, like the keepalive timings below; the hostile-client
     /// tests pass a short one to see stalled handshakes closed.
     init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(10),
-         sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits()) throws {
+         sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
+         reach: HostReach? = nil) throws {
         let crypto = try SodiumCrypto()
         self.crypto = crypto
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
@@ -40,7 +41,7 @@ final class HostHarness: Sendable {
             controlSocket: directory.appendingPathComponent("run/host.sock"), admission: admission,
             randomSecret: { crypto.randomSecret(count: $0) },
             unixMicros: { UInt64(Int64(Date().timeIntervalSince1970 * 1_000_000) + offset.seconds * 1_000_000) }, sharing: sharing,
-            policy: policy)
+            policy: policy, reach: reach)
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)
@@ -90,13 +91,13 @@ final class HostHarness: Sendable {
 
     func controller(name: String = "laptop", identity: NoiseKeyPair? = nil,
                     makeDecoder: @escaping @Sendable () -> any RegionDecoder = { RawRegionCodec() },
-                    capabilities: Capabilities? = nil) -> (ZRCController, NoiseKeyPair) {
+                    capabilities: Capabilities? = nil, reach: ControllerReach = ControllerReach()) -> (ZRCController, NoiseKeyPair) {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         // Generous: a flood test and the rest of the suite share two cores with this controller.
         let configuration = ControllerConfiguration(connectTimeout: .seconds(5), handshakeTimeout: .seconds(10),
                                                     keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
-                                                    makeDecoder: makeDecoder, capabilities: capabilities)
+                                                    makeDecoder: makeDecoder, capabilities: capabilities, reach: reach)
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
                                        configuration: configuration, logger: log.logger)
         return (controller, identity)

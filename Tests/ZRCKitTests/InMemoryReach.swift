@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import ZRCNetworking
+import ZRCProtocol
+
+/// An MQTT broker in memory: what is published reaches every client subscribed to the topic,
+/// and everything published is kept for the tests to look at (or publish again).
+final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
+    private let state = Mutex<(clients: [InMemoryBrokerClient], published: [BrokerMessage], down: Bool)>(([], [], false))
+
+    var published: [BrokerMessage] { state.withLock { $0.published } }
+
+    func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+
+    func connect(to url: ReachURL, clientID: String, persistent: Bool, timeout: Duration) async throws(ReachError) -> any RendezvousBrokerClient {
+        let client = InMemoryBrokerClient(url: url, broker: self)
+        let refused = state.withLock { state -> Bool in
+            if state.down { return true }
+            state.clients.append(client)
+            return false
+        }
+        if refused { throw ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): connection refused") }
+        return client
+    }
+
+    func publish(_ message: BrokerMessage) {
+        let clients = state.withLock { state in
+            state.published.append(message)
+            return state.clients
+        }
+        for client in clients { client.deliver(message) }
+    }
+
+    func remove(_ client: InMemoryBrokerClient) { state.withLock { $0.clients.removeAll { $0 === client } } }
+}
+
+final class InMemoryBrokerClient: RendezvousBrokerClient, Sendable {
+    let url: ReachURL
+    let events: AsyncStream<BrokerEvent>
+    private let sink: AsyncStream<BrokerEvent>.Continuation
+    private let topics = Mutex<Set<String>>([])
+    private let broker: InMemoryBroker
+
+    init(url: ReachURL, broker: InMemoryBroker) {
+        self.url = url
+        self.broker = broker
+        (events, sink) = AsyncStream.makeStream()
+        sink.yield(.connected)
+    }
+
+    func deliver(_ message: BrokerMessage) {
+        if topics.withLock({ $0.contains(message.topic) }) { sink.yield(.message(message)) }
+    }
+
+    func setSubscriptions(_ topics: Set<String>) async throws(ReachError) { self.topics.withLock { $0 = topics } }
+
+    func publish(topic: String, payload: [UInt8], timeout: Duration) async throws(ReachError) {
+        broker.publish(BrokerMessage(topic: topic, payload: payload))
+    }
+
+    func close() async {
+        broker.remove(self)
+        sink.finish()
+    }
+}
+
+/// ICE in memory: two agents whose descriptions name each other get the two ends of a socket
+/// pair, as the real adapter hands out its stream.
+final class SocketPairIce: IceAgentMaker, Sendable {
+    private let waiting = Mutex<[String: CheckedContinuation<Int32?, Never>]>([:])
+    private let made = Atomic<Int>(0)
+
+    /// Agents made so far (each offer the host answers makes one).
+    var agentsMade: Int { made.load(ordering: .relaxed) }
+
+    func makeAgent(controlling: Bool, settings: IceSettings) async throws(ReachError) -> any IceAgent {
+        made.add(1, ordering: .relaxed)
+        return SocketPairAgent(switchboard: self, ufrag: String(UUID().uuidString.prefix(8)).filter(\.isLetter).padding(toLength: 8, withPad: "a", startingAt: 0))
+    }
+
+    /// The first of a pair waits (up to `timeout`); the second makes the socket pair.
+    func meet(_ local: String, _ remote: String, timeout: Duration) async -> Int32? {
+        let key = [local, remote].sorted().joined(separator: "/")
+        return await withCheckedContinuation { continuation in
+            let partner = waiting.withLock { waiting in waiting.removeValue(forKey: key) ?? { waiting[key] = continuation; return nil }() }
+            guard let partner else {
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    self.waiting.withLock { $0.removeValue(forKey: key) }?.resume(returning: nil)
+                }
+                return
+            }
+            var ends: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+                partner.resume(returning: nil)
+                continuation.resume(returning: nil)
+                return
+            }
+            partner.resume(returning: ends[0])
+            continuation.resume(returning: ends[1])
+        }
+    }
+}
+
+struct SocketPairAgent: IceAgent {
+    let switchboard: SocketPairIce
+    let ufrag: String
+
+    func localDescription(timeout: Duration) async throws(ReachError) -> IceDescription {
+        IceDescription(usernameFragment: ufrag, password: String(repeating: "p", count: 22),
+                       candidates: [IceCandidate(kind: .host, priority: 1, foundation: "1", address: "10.0.0.1", port: 5000)])
+    }
+
+    func connect(to remote: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
+        guard let socket = await switchboard.meet(ufrag, remote.usernameFragment, timeout: timeout) else {
+            throw ReachError(.iceFailed, "ICE found no working path (no peer)")
+        }
+        return IceStream(socket: socket, path: .iceDirect(local: .host, remote: .host, remoteEndpoint: "10.0.0.1:5000"), window: 65536, agent: self)
+    }
+
+    func close() async {}
+}
