@@ -329,13 +329,36 @@ static void candidate_to_zrc(const NiceCandidate *candidate, zrc_candidate *out)
 
 // The window is fixed before the stream opens: relayed paths get the relay's (coturn keeps a
 // fixed 64 KiB socket buffer per allocation, and a larger window only overflows it).
+// Asks for `wanted` bytes of receive buffer on the selected pair's socket (beyond the system's
+// net.core.rmem_max only with CAP_NET_ADMIN) and returns the payload it can hold: the kernel
+// counts each 1200-byte datagram at about twice its size, so a third of what it grants.
+static guint socket_capacity(zrc_ice *ice, guint wanted) {
+    GSocket *socket = nice_agent_get_selected_socket(ice->agent, ice->stream_id, 1);
+    if (!socket) return wanted;
+    int fd = g_socket_get_fd(socket);
+    int size = (int)MIN(wanted, (guint)G_MAXINT / 2);
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    int granted = 0;
+    socklen_t length = sizeof granted;
+    guint capacity = wanted;
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length) == 0 && granted > 0) capacity = (guint)granted / 3;
+    g_object_unref(socket);
+    // Never below what a small window needs to make progress.
+    return MAX(capacity, 32 * 1024);
+}
+
 static void start_stream(zrc_ice *ice) {
     if (ice->tcp_started) return;
     NiceCandidate *local = NULL, *remote = NULL;
     if (!nice_agent_get_selected_pair(ice->agent, ice->stream_id, 1, &local, &remote)) return;
     gboolean relayed = local->type == NICE_CANDIDATE_TYPE_RELAYED || remote->type == NICE_CANDIDATE_TYPE_RELAYED;
     ice->window = relayed ? ice->options.relay_window_bytes : ice->options.window_bytes;
-    g_object_set(ice->tcp, "rcv-buf", (guint)ice->window, "snd-buf", (guint)ice->window, NULL);
+    // What we let the peer send must fit our UDP socket's buffer: beyond it, a burst that arrives
+    // while this thread is busy is dropped by the kernel, and PseudoTCP's recovery from many
+    // losses is slow (a 1 MiB window through the default 208 KiB buffer stalled for seconds).
+    guint receive_window = MIN(ice->window, socket_capacity(ice, 4 * ice->window));
+    ice->window = receive_window;
+    g_object_set(ice->tcp, "rcv-buf", receive_window, "snd-buf", (guint)(relayed ? ice->options.relay_window_bytes : ice->options.window_bytes), NULL);
     ice->tcp_started = TRUE;
     // The controlled side opens the stream: it is the last to see the pair selected (it learns of
     // the nomination from the controlling side's check), so its SYN never reaches a peer that
