@@ -12,7 +12,7 @@
 # Only private/CGNAT ranges are used. All interfaces are created inside the namespaces, so their
 # names are short and fixed and several labs (different IDs) can exist at once.
 #
-# Usage: Tools/natlab.sh up --id ID [--nat cone|symmetric] [--lan] [--acl FILE]
+# Usage: Tools/natlab.sh up --id ID [--nat cone|symmetric] [--lan] [--acl FILE] [--rate MBIT]
 #          prints KEY=VALUE lines (also kept in /tmp/zrcnat-ID/env); fails (and cleans up) if
 #          anything did not come up
 #        Tools/natlab.sh down --id ID          removes everything of ID; idempotent
@@ -41,18 +41,20 @@ die() { echo "natlab: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^# Example:/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [[ -n "$cmd" ]] || usage; shift
-ID="" NAT=cone LAN=0 ACL=""
+ID="" NAT=cone LAN=0 ACL="" RATE=""
 while (($#)); do
   case "$1" in
     --id) ID=${2:-}; shift 2 || usage ;;
     --nat) NAT=${2:-}; shift 2 || usage ;;
     --lan) LAN=1; shift ;;
     --acl) ACL=${2:-}; shift 2 || usage ;;
+    --rate) RATE=${2:-}; shift 2 || usage ;;
     *) usage ;;
   esac
 done
 [[ "$ID" =~ ^[A-Za-z0-9_-]{1,40}$ ]] || die "--id must be 1-40 of [A-Za-z0-9_-]"
 [[ "$NAT" == cone || "$NAT" == symmetric ]] || die "--nat must be cone or symmetric"
+[[ -z "$RATE" || "$RATE" =~ ^[1-9][0-9]{0,4}$ ]] || die "--rate is whole Mbit/s, 1-99999"
 ((EUID == 0)) || die "must run as root"
 
 readonly WAN=zrcnat-$ID-wan HNAT=zrcnat-$ID-hnat CNAT=zrcnat-$ID-cnat HOST=zrcnat-$ID-host CTL=zrcnat-$ID-ctl
@@ -227,6 +229,18 @@ nat_router() { # ns, outside port name in WAN, outside addr, inside addr, client
   nsx "$ns" iptables -w -A FORWARD -i wan0 -m conntrack --ctstate NEW,INVALID -j DROP
 }
 
+# The host's access link limited to MBIT each way (tbf on both of its NAT's interfaces, a queue of
+# 100 ms at that rate, as a DSL router's buffer): the paths through it see a real bottleneck.
+shape_host_link() {
+  local bytes=$(($1 * 125000)) dev
+  local burst=$((bytes / 125 > 32768 ? bytes / 125 : 32768)) limit=$((bytes / 10 > 65536 ? bytes / 10 : 65536))
+  for dev in wan0 lan0; do
+    # Offloads would hand tbf 64 KiB super-packets; best effort.
+    nsx "$HNAT" ethtool -K "$dev" tso off gso off gro off >/dev/null 2>&1 || true
+    nsx "$HNAT" tc qdisc add dev "$dev" root tbf rate "${1}mbit" burst "$burst" limit "$limit"
+  done
+}
+
 lan_up() {
   if ! ip -n "$HOST" link show eth1 >/dev/null 2>&1; then
     veth "$HOST" eth1 "$CTL" eth1
@@ -285,6 +299,7 @@ cmd_up() {
   ip -n "$WAN" route add default via 10.255.255.2 dev void0
   nat_router "$HNAT" h-wan "$HNAT_OUT" "$HNAT_IN" "$HOST" "$HOST_ADDR"
   nat_router "$CNAT" c-wan "$CNAT_OUT" "$CNAT_IN" "$CTL" "$CTL_ADDR"
+  [[ -n "$RATE" ]] && shape_host_link "$RATE"
   ((LAN)) && lan_up
   write_broker_conf
   start_turn

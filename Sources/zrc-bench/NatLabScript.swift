@@ -17,8 +17,8 @@ struct NatLabScript {
         self.id = id
     }
 
-    mutating func up(nat: String) throws {
-        let output = try run(["up", "--id", id, "--nat", nat, "--lan"])
+    mutating func up(nat: String, rateMbit: Int?) throws {
+        let output = try run(["up", "--id", id, "--nat", nat, "--lan"] + (rateMbit.map { ["--rate", "\($0)"] } ?? []))
         for line in output.split(separator: "\n") {
             let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
             if pair.count == 2 { values[pair[0]] = pair[1] }

@@ -21,6 +21,7 @@ struct ReachCommand: AsyncParsableCommand {
     @Option(help: "Seconds of motion watched per path.") var seconds = 5
     @Option(help: "The NAT laboratory script.") var natlab = "Tools/natlab.sh"
     @Option(help: "PseudoTCP window on direct paths, bytes (default: the product's).") var directWindow: Int?
+    @Option(help: "Limit the host's access link to this many Mbit/s each way (default: unshaped).") var rate: Int?
     @Option(parsing: .upToNextOption, help: "Paths to measure: lan, direct, relay (default: all).") var paths: [String] = ["lan", "direct", "relay"]
 
     struct Path {
@@ -40,7 +41,8 @@ struct ReachCommand: AsyncParsableCommand {
         let (display, xvfb) = try BenchDisplay.start(width: 1920, height: 1080)
         defer { xvfb.stop() }
         print("zrc-bench reach: display \(display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-            + "\(setups) set-ups, \(pings) pings, \(clicks) clicks per path, \(seconds) s of video-like motion")
+            + "\(setups) set-ups, \(pings) pings, \(clicks) clicks per path, \(seconds) s of video-like motion"
+            + (rate.map { ", host link \($0) Mbit/s each way" } ?? ", links unshaped"))
         let all = ["lan": Path(name: "LAN TCP", nat: "cone", keepsLAN: true), "direct": Path(name: "ICE direct", nat: "cone", keepsLAN: false),
                    "relay": Path(name: "relay", nat: "symmetric", keepsLAN: false)]
         var rows: [[String]] = []
@@ -55,7 +57,7 @@ struct ReachCommand: AsyncParsableCommand {
     private func measure(_ path: Path, index: Int, display: String) async throws -> [String] {
         var lab = try NatLabScript(script: natlab, id: "b\(getpid() % 100_000)\(index)")
         defer { lab.down() }
-        try lab.up(nat: path.nat)
+        try lab.up(nat: path.nat, rateMbit: rate)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-bench-reach-\(getpid())-\(index)")
         defer { try? FileManager.default.removeItem(at: directory) }
         for side in ["host", "controller"] {
@@ -96,6 +98,7 @@ struct ReachCommand: AsyncParsableCommand {
         let click = try await ask("clicks \(clicks) 150")
         probe.send(line: "motion")
         try await probe.waitForLine("motion", timeout: .seconds(10))
+        let busy = try await ask("clicks \(clicks) 150")
         let watch = try await ask("watch \(seconds)")
         probe.send(line: "still")
 
@@ -110,7 +113,10 @@ struct ReachCommand: AsyncParsableCommand {
         print(String(format: "  ping RTT                         p50 %7.3f ms  p95 %7.3f ms", number(ping, 1), number(ping, 2)))
         print(String(format: "  click → decoded frame            p50 %7.1f ms  p95 %7.1f ms  (%.0f lost)", number(click, 1), number(click, 2),
                      number(click, 4)))
-        print(String(format: "  video-like motion                %.1f updates/s, %.2f MB/s", number(watch, 1), number(watch, 2) / 1e6))
+        print(String(format: "  click → frame during the motion  p50 %7.1f ms  p95 %7.1f ms  (%.0f lost)", number(busy, 1), number(busy, 2),
+                     number(busy, 4)))
+        print(String(format: "  video-like motion                %.1f updates/s, %.2f MB/s; host queueing at most %.1f ms, path rate %.1f Mbit/s",
+                     number(watch, 1), number(watch, 2) / 1e6, number(watch, 3), number(watch, 5) * 8 / 1e6))
         return [path.name.padding(toLength: 10, withPad: " ", startingAt: 0),
                 String(format: "%9.1f / %7.1f", number(auto, 1), number(auto, 2)),
                 mesh.isEmpty ? String(repeating: " ", count: 19) + "—" : String(format: "%9.1f / %7.1f", number(mesh, 1), number(mesh, 2)),
