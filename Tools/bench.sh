@@ -5,7 +5,8 @@
 # process), the single-stage floors (`zrc-bench floors`), click-to-frame latency with the
 # terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), a
 # controller's pings and the host's memory under attack (`zrc-bench flood`), and, as root, the
-# link profiles of the network laboratory (`zrc-bench links`); arguments go to
+# link profiles of the network laboratory (`zrc-bench links`) and reaching a host across NATs
+# (`zrc-bench reach`); arguments go to
 # zrc-bench instead, e.g. `Tools/bench.sh compare` (ZRC beside TigerVNC and x11vnc on every link
 # profile, about 40 minutes, root) or
 # `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
@@ -39,6 +40,8 @@ echo
 # The link profiles need network namespaces, tc and iptables: root only.
 if [[ $(id -u) -eq 0 ]]; then
   "$bench" links
+  echo
+  "$bench" reach
 else
-  echo "bench: skipping \`links\` (the network laboratory needs root)" >&2
+  echo "bench: skipping \`links\` and \`reach\` (the network laboratories need root)" >&2
 fi

@@ -21,13 +21,17 @@ public struct ControllerReach: Sendable {
     public var brokerTimeout: Duration
     public var gatherTimeout: Duration
     public var answerTimeout: Duration
+    /// How often an unanswered offer is published again before `answerTimeout`.
+    public var offerRepeat: Duration
     public var iceTimeout: Duration
 
     public init(preference: TransportPreference = .auto, rendezvous: [ReachURL] = [], ice: IceSettings = IceSettings(),
                 iceMaker: (any IceAgentMaker)? = nil, brokerMaker: (any RendezvousBrokerMaker)? = nil,
                 lan: (any LanDiscovery)? = nil, lanBrowse: Duration = .milliseconds(1500),
                 tcpHeadStart: Duration = .milliseconds(250), brokerTimeout: Duration = .seconds(3),
-                gatherTimeout: Duration = .seconds(3), answerTimeout: Duration = .seconds(6), iceTimeout: Duration = .seconds(10)) {
+                gatherTimeout: Duration = .seconds(3), answerTimeout: Duration = .seconds(6), offerRepeat: Duration = .milliseconds(1500),
+                iceTimeout: Duration = .seconds(10)) {
+        self.offerRepeat = offerRepeat
         self.preference = preference
         self.rendezvous = rendezvous
         self.ice = ice

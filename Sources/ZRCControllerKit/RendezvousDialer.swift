@@ -123,6 +123,14 @@ struct RendezvousDialer: Sendable {
                 return nil
             }
             group.addTask {
+                // The same sealed offer again now and then until answered: one published while
+                // the host was reconnecting to the broker (or had not yet subscribed to a new
+                // pairing's topic) is lost, and the host drops the copies of one it already saw.
+                while ContinuousClock.now + reach.offerRepeat < deadline {
+                    try? await Task.sleep(for: reach.offerRepeat)
+                    guard !Task.isCancelled else { return nil }
+                    try? await broker.publish(topic: inbox, payload: sealed, timeout: reach.brokerTimeout)
+                }
                 try? await Task.sleep(until: deadline)
                 return nil
             }
