@@ -53,6 +53,9 @@ struct zrc_ice {
     // LINGER_MS pass), so the peer learns of the close at once instead of by its dead-peer timeout.
     gboolean lingering;
     GSource *linger_source;
+    // Told (on the GLib thread) once the link is gone, lingering included.
+    void (*done)(void *context);
+    void *done_context;
 };
 
 // How long a closed stream may take to tell the peer.
@@ -60,6 +63,7 @@ struct zrc_ice {
 
 static void finish_free(zrc_ice *ice);
 static gboolean linger_over(gpointer data);
+static void end_linger_soon(zrc_ice *ice);
 
 static void emit(zrc_ice *ice, int event, const char *detail) {
     if (ice->callback) ice->callback(ice->context, event, detail);
@@ -167,6 +171,9 @@ static void deliver_received(zrc_ice *ice) {
     if (ice->tcp && pseudo_tcp_socket_is_closed_remotely(ice->tcp) && !ice->remote_finished) {
         ice->remote_finished = TRUE;
         shutdown(ice->bridge_fd, SHUT_WR);
+        // The peer closed too, so it has read everything it wanted: a linger is over (waiting
+        // for PseudoTCP's own end would add its TIME-WAIT).
+        if (ice->lingering) end_linger_soon(ice);
     }
     schedule_clock(ice);  // reading may have opened the window: an update is due
 }
@@ -276,16 +283,18 @@ static void tcp_closed(PseudoTcpSocket *tcp, guint32 error, gpointer data) {
     // The caller sees end of stream once what arrived is written.
     if (ice->bridge_fd >= 0 && ice->pending_length == 0) shutdown(ice->bridge_fd, SHUT_WR);
     emit(ice, ZRC_ICE_CLOSED, error ? g_strerror((int)error) : NULL);
-    if (ice->lingering) {
-        // Not from inside PseudoTCP's own callback: from the loop, right after.
-        if (ice->linger_source) {
-            g_source_destroy(ice->linger_source);
-            g_source_unref(ice->linger_source);
-        }
-        ice->linger_source = g_idle_source_new();
-        g_source_set_callback(ice->linger_source, linger_over, ice, NULL);
-        g_source_attach(ice->linger_source, zrc_loop_context());
+    if (ice->lingering) end_linger_soon(ice);
+}
+
+// Ends a linger from the loop, right after the current callback (never inside PseudoTCP's own).
+static void end_linger_soon(zrc_ice *ice) {
+    if (ice->linger_source) {
+        g_source_destroy(ice->linger_source);
+        g_source_unref(ice->linger_source);
     }
+    ice->linger_source = g_idle_source_new();
+    g_source_set_callback(ice->linger_source, linger_over, ice, NULL);
+    g_source_attach(ice->linger_source, zrc_loop_context());
 }
 
 static PseudoTcpWriteResult tcp_write_packet(PseudoTcpSocket *tcp, const gchar *buffer, guint32 length, gpointer data) {
@@ -669,7 +678,7 @@ static gboolean linger_over(gpointer data) {
 static void free_on_loop(void *data) {
     zrc_ice *ice = data;
     ice->callback = NULL;
-    gboolean open = ice->tcp && ice->bridge_fd >= 0 && !ice->tcp_closed;
+    gboolean open = ice->tcp && ice->bridge_fd >= 0 && !ice->tcp_closed && !ice->remote_finished;
     if (!open) {
         finish_free(ice);
         return;
@@ -687,6 +696,8 @@ static void free_on_loop(void *data) {
 }
 
 static void finish_free(zrc_ice *ice) {
+    void (*done)(void *) = ice->done;
+    void *done_context = ice->done_context;
     if (ice->linger_source) {
         g_source_destroy(ice->linger_source);
         g_source_unref(ice->linger_source);
@@ -720,8 +731,27 @@ static void finish_free(zrc_ice *ice) {
         g_free(ice->relay_passwords[i]);
     }
     g_free(ice);
+    if (done) done(done_context);
 }
 
 void zrc_ice_free(zrc_ice *ice) {
     if (ice) zrc_loop_run_sync(free_on_loop, ice);
+}
+
+typedef struct {
+    zrc_ice *ice;
+    void (*done)(void *context);
+    void *context;
+} CloseCall;
+
+static void close_on_loop(void *data) {
+    CloseCall *call = data;
+    call->ice->done = call->done;
+    call->ice->done_context = call->context;
+    free_on_loop(call->ice);
+}
+
+void zrc_ice_close(zrc_ice *ice, void (*done)(void *context), void *context) {
+    CloseCall call = {.ice = ice, .done = done, .context = context};
+    zrc_loop_run_sync(close_on_loop, &call);
 }

@@ -34,8 +34,17 @@ public enum ReachWiring {
         let stun = parse(config.stunUrls, .stun)
         return HostReach(rendezvous: rendezvous,
                          ice: IceSettings(stunServers: stun, relays: relays, relayOnly: config.transportPreference.relayOnly),
-                         iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), advertised: rendezvous + relays + stun,
+                         iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), advertised: advertised(rendezvous, relays, stun),
                          clientID: randomClientID())
+    }
+
+    /// What invites name: brokers without the host's login (controllers publish anonymously, or
+    /// with their own from controller.json), relays with static credentials (paired controllers
+    /// may use the host's relay), but no relay given by a REST shared secret (the secret would
+    /// let anyone mint credentials), and STUN servers.
+    public static func advertised(_ rendezvous: [ReachURL], _ relays: [ReachURL], _ stun: [ReachURL]) -> [ReachURL] {
+        let shareable = relays.filter { if case .sharedSecret = $0.credentials { false } else { true } }
+        return Array((rendezvous.map(\.withoutCredentials) + shareable + stun).prefix(8))
     }
 
     /// A client ID per run: random, so the broker cannot tell which host (by key or name) it is.

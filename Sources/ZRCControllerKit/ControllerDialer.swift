@@ -62,8 +62,7 @@ struct ControllerDialer: Sendable {
             return try await withCheckedThrowingContinuation { continuation in
                 let once = ResumeOnce<ControllerSession>(continuation)
                 Task {
-                    await run(channel: channel, address: label, path: path, hostKey: hostKey, purpose: purpose, once: once)
-                    await onEnd()
+                    await run(channel: channel, address: label, path: path, hostKey: hostKey, purpose: purpose, once: once, onEnd: onEnd)
                 }
             }
         } catch let error as ControllerError {
@@ -73,8 +72,12 @@ struct ControllerDialer: Sendable {
         }
     }
 
+    /// The session is reported ended only after `onEnd` (an ICE stream's close reaching the
+    /// host), so a program that exits once its session ended leaves nothing unsent.
     private func run(channel: TCPEndpoint.Connection, address: String, path: TransportPath, hostKey: NoisePublicKey,
-                     purpose: ControllerHandshake.Purpose, once: ResumeOnce<ControllerSession>) async {
+                     purpose: ControllerHandshake.Purpose, once: ResumeOnce<ControllerSession>,
+                     onEnd: @Sendable () async -> Void = {}) async {
+        var sessionEnd: ConnectionEnd?
         let timedOut = OnceFlag()
         var established: ControllerSession?
         do {
@@ -129,7 +132,7 @@ struct ControllerDialer: Sendable {
                         once.resume(.success(session))
                     },
                     handle: { message, _ in await session.deliver(message) })
-                await session.finished(end)
+                sessionEnd = end
             }
         } catch let error as SessionError {
             once.resume(.failure(Self.translate(error, address: address)))
@@ -141,7 +144,8 @@ struct ControllerDialer: Sendable {
             once.resume(.failure(established == nil ? Self.closedDuringHandshake(address)
                                                     : ControllerError(.connectionLost, "connection to \(address) failed: \(error)")))
         }
-        if let established { await established.finished(.connectionLost) }
+        await onEnd()
+        if let established { await established.finished(sessionEnd ?? .connectionLost) }
     }
 
     static func closedDuringHandshake(_ address: String) -> ControllerError {

@@ -175,7 +175,13 @@ actor NiceIceAgent: IceAgent {
     func close() async {
         guard !closed else { return }
         closed = true
-        zrc_ice_free(handle.pointer)
+        // Waits until an open stream's close reached the peer: a process that exits right after
+        // (zrc-ctl's one-shot commands) must not take its last records with it.
+        let pointer = handle
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let context = Unmanaged.passRetained(CloseWaiter(done)).toOpaque()
+            zrc_ice_close(pointer.pointer, closeDone, context)
+        }
         box.takeUnretainedValue().finish()
         box.release()
         let woken = waiters
@@ -186,6 +192,17 @@ actor NiceIceAgent: IceAgent {
     private static func list(_ candidates: [IceCandidate]) -> String {
         candidates.isEmpty ? "no candidates" : candidates.map(\.description).joined(separator: ", ")
     }
+}
+
+/// Resumes `close()` from the GLib thread.
+final class CloseWaiter: Sendable {
+    let continuation: CheckedContinuation<Void, Never>
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+}
+
+private let closeDone: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+    guard let context else { return }
+    Unmanaged<CloseWaiter>.fromOpaque(context).takeRetainedValue().continuation.resume()
 }
 
 /// The C handle. Safe to send: every zrc_ice_* function marshals onto the GLib thread and

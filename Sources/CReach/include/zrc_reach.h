@@ -79,8 +79,12 @@ int zrc_ice_selected(zrc_ice *ice, zrc_candidate *local, zrc_candidate *remote);
 int zrc_ice_take_socket(zrc_ice *ice);
 /// The PseudoTCP window chosen for the selected path.
 uint32_t zrc_ice_window(zrc_ice *ice);
-/// Ends the link and frees it. No callback runs after this returns.
+/// Ends the link and frees it. No callback runs after this returns; an open stream is closed in
+/// the background (its FIN exchange, 3 s at most).
 void zrc_ice_free(zrc_ice *ice);
+/// As zrc_ice_free, and `done(context)` runs on the GLib thread once the stream's close has
+/// reached the peer (or 3 s passed) and everything is freed.
+void zrc_ice_close(zrc_ice *ice, void (*done)(void *context), void *context);
 /// coturn REST credentials: base64(HMAC-SHA1(secret, username)) into `out`; 0 on success.
 int zrc_turn_rest_password(const char *secret, const char *username, char *out, size_t out_size);
 

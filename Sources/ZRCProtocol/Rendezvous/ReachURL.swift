@@ -30,6 +30,14 @@ public struct ReachURL: Sendable, Hashable, CustomStringConvertible {
 
     public static let maxTextBytes = 512
 
+    /// The same server without credentials (what an invite may name for a broker: controllers
+    /// must not learn the host's login).
+    public var withoutCredentials: ReachURL {
+        guard credentials != .none, let plain = try? ReachURL(parsing: "\(scheme.rawValue)://\(endpoint)\(overTCP ? "?transport=tcp" : "")",
+                                                               expecting: [scheme]) else { return self }
+        return plain
+    }
+
     /// `host:port`, safe to show: never the credentials.
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     public var description: String { "\(scheme.rawValue)://\(endpoint)\(overTCP ? "?transport=tcp" : "")" }
