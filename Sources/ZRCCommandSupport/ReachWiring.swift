@@ -13,8 +13,7 @@ public enum ReachWiring {
     /// The controller's own servers and preference.
     public static func controllerReach(_ config: ControllerConfig) -> ControllerReach {
         ControllerReach(preference: config.transportPreference, rendezvous: parse(config.rendezvousUrls, .mqtt),
-                        ice: IceSettings(stunServers: parse(config.stunUrls, .stun), relays: parse(config.relayUrls, .turn),
-                                         relayOnly: config.transportPreference.relayOnly),
+                        ice: IceSettings(stunServers: parse(config.stunUrls, .stun), relays: parse(config.relayUrls, .turn)),
                         iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), lan: AvahiDiscovery())
     }
 

@@ -95,28 +95,48 @@ private let mdnsCallback: zrc_mdns_callback = { context, event, name, address, p
                 txt: txt.map { String(cString: $0) })
 }
 
-/// The C handle: every zrc_mdns_* call marshals onto the GLib thread and waits, and `stop`
-/// frees it exactly once (guarded by the owner's lock).
-struct MDNSHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
+/// One zrc_mdns publication or browser and the box its callbacks reach. Every zrc_mdns_* call
+/// marshals onto the GLib thread and waits, and `stop` frees the C side exactly once (under the
+/// lock), then lets the box go: no callback runs after zrc_mdns_free returns.
+final class MDNSRegistration: Sendable {
+    /// The C handle, safe to send for the reasons above.
+    private struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private let state: Mutex<(handle: Handle, box: Unmanaged<MDNSBox>)?>
+
+    /// Starts what `make` creates with the box as callback context; `make` fills `error` when it fails.
+    init(box: MDNSBox, what: String, _ make: (UnsafeMutableRawPointer, inout [CChar]) -> OpaquePointer?) throws(ReachError) {
+        let context = Unmanaged.passRetained(box)
+        var error = [CChar](repeating: 0, count: 160)
+        guard let pointer = make(context.toOpaque(), &error) else {
+            context.release()
+            throw ReachError(.misconfigured, "cannot \(what): \(String(cBuffer: error))")
+        }
+        state = Mutex((Handle(pointer: pointer), context))
+    }
+
+    func stop() {
+        guard let (handle, box) = state.withLock({ current in defer { current = nil }; return current }) else { return }
+        zrc_mdns_free(handle.pointer)
+        box.release()
+    }
+
+    deinit { stop() }
 }
 
 final class AvahiBrowser: Sendable {
     private let box: MDNSBox
-    private let handle = Mutex<MDNSHandle?>(nil)
-    private let retained = Mutex<Unmanaged<MDNSBox>?>(nil)
+    private let registration = Mutex<MDNSRegistration?>(nil)
 
     init(changed: AsyncStream<Void>.Continuation) { box = MDNSBox(events: nil, changed: changed) }
 
     func start() throws(ReachError) {
-        let context = Unmanaged.passRetained(box)
-        var error = [CChar](repeating: 0, count: 160)
-        guard let pointer = zrc_mdns_browse(mdnsCallback, context.toOpaque(), &error, error.count) else {
-            context.release()
-            throw ReachError(.misconfigured, "cannot browse the LAN: \(String(cBuffer: error))")
+        let started = try MDNSRegistration(box: box, what: "browse the LAN") { context, error in
+            zrc_mdns_browse(mdnsCallback, context, &error, error.count)
         }
-        handle.withLock { $0 = MDNSHandle(pointer: pointer) }
-        retained.withLock { $0 = context }
+        registration.withLock { $0 = started }
     }
 
     var hosts: [LanHost] {
@@ -129,44 +149,22 @@ final class AvahiBrowser: Sendable {
 
     var failure: String? { box.state.withLock { $0.failure } }
 
-    func stop() {
-        if let pointer = handle.withLock({ current in defer { current = nil }; return current }) { zrc_mdns_free(pointer.pointer) }
-        retained.withLock { current in
-            current?.release()
-            current = nil
-        }
-    }
-
-    deinit { stop() }
+    func stop() { registration.withLock { $0 }?.stop() }
 }
 
 final class AvahiPublication: LanPublication, Sendable {
     let events: AsyncStream<LanPublicationEvent>
     private let continuation: AsyncStream<LanPublicationEvent>.Continuation
-    private let box: MDNSBox
-    private let handle = Mutex<MDNSHandle?>(nil)
-    private let retained = Mutex<Unmanaged<MDNSBox>?>(nil)
+    private let registration: MDNSRegistration
 
     init(name: String, port: UInt16, txt: [String: String]) throws(ReachError) {
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
-        box = MDNSBox(events: continuation)
-        let context = Unmanaged.passRetained(box)
         let records = txt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        var copies = records.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        var error = [CChar](repeating: 0, count: 160)
-        let pointer = copies.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { list in
-                zrc_mdns_publish(Self.serviceName(name), port, list, Int32(records.count), mdnsCallback,
-                                 context.toOpaque(), &error, error.count)
-            }
+        let copies: [UnsafePointer<CChar>?] = records.map { UnsafePointer(strdup($0)) }
+        defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        registration = try MDNSRegistration(box: MDNSBox(events: continuation), what: "publish `\(name)` on the LAN") { context, error in
+            zrc_mdns_publish(Self.serviceName(name), port, copies, Int32(copies.count), mdnsCallback, context, &error, error.count)
         }
-        guard let pointer else {
-            context.release()
-            throw ReachError(.misconfigured, "cannot publish `\(name)` on the LAN: \(String(cBuffer: error))")
-        }
-        handle.withLock { $0 = MDNSHandle(pointer: pointer) }
-        retained.withLock { $0 = context }
     }
 
     /// DNS-SD names are at most 63 bytes: whole characters up to that.
@@ -180,11 +178,7 @@ final class AvahiPublication: LanPublication, Sendable {
     }
 
     func stop() async {
-        if let pointer = handle.withLock({ current in defer { current = nil }; return current }) { zrc_mdns_free(pointer.pointer) }
-        retained.withLock { current in
-            current?.release()
-            current = nil
-        }
+        registration.stop()
         continuation.finish()
     }
 }

@@ -71,7 +71,7 @@ struct ResolvedServers: Sendable {
 /// Blocking name resolution, off the cooperative pool.
 enum NameResolution {
     static func numericAddress(for host: String) async -> String? {
-        if IceCandidate(kind: .host, priority: 1, foundation: "1", address: host, port: 1).problem() == nil { return host }
+        if IceCandidate.isNumericAddress(host) { return host }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: lookup(host)) }
         }

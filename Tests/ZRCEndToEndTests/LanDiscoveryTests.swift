@@ -11,8 +11,8 @@ import Testing
         guard let repository = ProcessInfo.processInfo.environment["ZRC_REPOSITORY"] else { throw SetupError("ZRC_REPOSITORY is not set") }
         let script = URL(fileURLWithPath: repository).appendingPathComponent("Tools/mdnslab.sh")
         let id = "t\(env.tag)"
-        let up = try await NatLab.run(script, ["up", "--id", id, "--hosts", "2"])
-        guard up.0 == 0 else { throw SetupError("Tools/mdnslab.sh up failed: \(up.2)") }
+        let up = try await Spawn.runOffPool([script.path, "up", "--id", id, "--hosts", "2"])
+        guard up.status == 0 else { throw SetupError("Tools/mdnslab.sh up failed: \(up.stderr)") }
         defer { _ = try? Spawn.run([script.path, "down", "--id", id], environment: ProcessInfo.processInfo.environment) }
 
         func inNode(_ node: String, _ binary: String, _ arguments: [String], role: String) throws -> ZRCProcess {
@@ -20,18 +20,9 @@ import Testing
                            environment: env.environment(for: role))
         }
         func runInNode(_ node: String, _ binary: String, _ arguments: [String], role: String) async throws -> (Int32, String, String) {
-            let environment = try env.environment(for: role)
-            let command = [script.path, "exec", "--id", id, node, "--", env.binaries.appendingPathComponent(binary).path] + arguments
-            return try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    do {
-                        let result = try Spawn.run(command, environment: environment)
-                        continuation.resume(returning: (result.status, result.stdout, result.stderr))
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-            }
+            let result = try await Spawn.runOffPool([script.path, "exec", "--id", id, node, "--", env.binaries.appendingPathComponent(binary).path]
+                + arguments, environment: try env.environment(for: role))
+            return (result.status, result.stdout, result.stderr)
         }
 
         var hosts: [ZRCProcess] = []

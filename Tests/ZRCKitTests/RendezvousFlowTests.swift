@@ -31,8 +31,8 @@ import ZRCProtocol
                                                       tcpHeadStart: .milliseconds(250), answerTimeout: .seconds(20))).0
         }
 
-        /// Pairs over TCP (the invite names the broker), then waits until the host listens on
-        /// the new pairing's topics.
+        /// Pairs over TCP (the invite names the broker). The host subscribes to the new pairing's
+        /// topics a moment later; an offer made before that is repeated until answered.
         func pair(_ controller: ZRCController) async throws {
             let host = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
             #expect(host.rendezvousUrls == [RendezvousFlowTests.brokerURL.text])
@@ -45,7 +45,7 @@ import ZRCProtocol
         try await rig.harness.stoppingAfter {
             let controller = rig.controller(.mesh)
             try await rig.pair(controller)
-            let session = try await Self.connect(controller)
+            let session = try await controller.connect(to: "desk")
             #expect(session.path == .iceDirect(local: .host, remote: .host, remoteEndpoint: "10.0.0.1:5000"))
             _ = try await session.ping()
             await session.close()
@@ -64,13 +64,13 @@ import ZRCProtocol
         try await rig.harness.stoppingAfter {
             let controller = rig.controller(.mesh)
             try await rig.pair(controller)
-            let first = try await Self.connect(controller)
+            let first = try await controller.connect(to: "desk")
             await first.close()
             let offer = try #require(rig.broker.published.first { $0.topic.hasPrefix("zrc/v1/in/") })
             let agentsBefore = rig.hostIce.agentsMade
             rig.broker.publish(offer)
             // Messages reach the host in order: once the next offer is answered, the replay was seen.
-            let second = try await Self.connect(controller)
+            let second = try await controller.connect(to: "desk")
             await second.close()
             // One agent each for the host's and the controller's side of the second connection.
             #expect(rig.hostIce.agentsMade == agentsBefore + 2)
@@ -106,25 +106,10 @@ import ZRCProtocol
             host.addresses = ["127.0.0.1:1"]
             _ = try await controller.knownHosts.remove(named: "desk")
             try await controller.knownHosts.add(host)
-            let session = try await Self.connect(controller)
+            let session = try await controller.connect(to: "desk")
             #expect(session.path != .tcp(address: "127.0.0.1:1"))
             if case .iceDirect = session.path {} else { Issue.record("expected ICE, got \(session.path)") }
             await session.close()
         }
-    }
-
-    /// The host subscribes to a new pairing's topics right after pairing; a connection attempt
-    /// made before that completes gets no answer, so retry for a while.
-    static func connect(_ controller: ZRCController) async throws -> ControllerSession {
-        var last: (any Error)?
-        for _ in 0..<20 {
-            do {
-                return try await controller.connect(to: "desk")
-            } catch {
-                last = error
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        throw last ?? HarnessError("no connection")
     }
 }

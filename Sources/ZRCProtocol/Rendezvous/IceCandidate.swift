@@ -36,6 +36,9 @@ public struct IceCandidate: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var endpoint: String { address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)" }
+
+    /// A numeric IPv4 or IPv6 address (what candidates carry; anything else is a name).
+    public static func isNumericAddress(_ text: String) -> Bool { IceText.isNumericAddress(text) }
     public var description: String { "\(kind.shortName) \(endpoint)" }
 
     /// Why a peer's candidate cannot be used, or nil.

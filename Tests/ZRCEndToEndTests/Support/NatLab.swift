@@ -29,7 +29,7 @@ final class NatLab: Sendable {
         }
         let script = URL(fileURLWithPath: repository).appendingPathComponent("Tools/natlab.sh")
         let id = "t\(tag)"
-        let (status, output, errors) = try await Self.run(script, ["up", "--id", id, "--nat", nat.rawValue] + (lan ? ["--lan"] : []))
+        let (status, output, errors) = try await Spawn.runOffPool([script.path, "up", "--id", id, "--nat", nat.rawValue] + (lan ? ["--lan"] : []))
         guard status == 0 else { throw SetupError("Tools/natlab.sh up failed: \(errors)") }
         var values: [String: String] = [:]
         for line in output.split(separator: "\n") {
@@ -47,27 +47,12 @@ final class NatLab: Sendable {
 
     /// A lab command: `lan-down`, `restart-broker`, ….
     func command(_ name: String) async throws {
-        let (status, _, errors) = try await Self.run(script, [name, "--id", id])
+        let (status, _, errors) = try await Spawn.runOffPool([script.path, name, "--id", id])
         guard status == 0 else { throw SetupError("Tools/natlab.sh \(name) failed: \(errors)") }
     }
 
     func down() async {
-        _ = try? await Self.run(script, ["down", "--id", id])
-    }
-
-    /// Runs the lab script to completion off the cooperative pool, with posix_spawn (Foundation's
-    /// Process sometimes never notices that a script whose children live on has exited).
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (Int32, String, String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    let result = try Spawn.run([executable.path] + arguments, environment: ProcessInfo.processInfo.environment)
-                    continuation.resume(returning: (result.status, result.stdout, result.stderr))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        _ = try? await Spawn.runOffPool([script.path, "down", "--id", id])
     }
 }
 

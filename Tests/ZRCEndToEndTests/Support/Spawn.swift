@@ -62,4 +62,19 @@ enum Spawn {
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return (exitStatus, read(outputFile), read(errorFile))
     }
+
+    /// `run` on a thread of its own, so a test's await does not hold one of Swift's few
+    /// cooperative threads while the command runs.
+    static func runOffPool(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) async throws
+        -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    continuation.resume(returning: try run(arguments, environment: environment))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
 }
