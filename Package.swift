@@ -46,7 +46,7 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        // zlib, for the benchmark's VNC client alone (RFB's Tight and ZRLE encodings are zlib streams).
+        // zlib: PNG screenshots' deflate, and the benchmark's VNC client (RFB's Tight and ZRLE are zlib streams).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h (mallopt): part of the C library, nothing to install.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"], swiftSettings: strict),
         // zstd streams for lossless rectangles: one context per session, each chunk flushed.
         .target(name: "ZRCZstd", dependencies: ["CZstd"], swiftSettings: strict),
-        // zlib inflate streams for the benchmark's RFB client (the VNC servers ZRC is compared with).
+        // zlib: deflate for PNG screenshots; inflate streams for the benchmark's RFB client.
         .target(name: "ZRCZlib", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "ZRCMemory", dependencies: ["CMalloc"], swiftSettings: strict),
         // ICE links (libnice + PseudoTCP through CReach) as byte streams for the record layer.
@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-ctl",
             dependencies: ["ZRCControllerKit", "ZRCViewerKit", "ZRCViewer", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
-                           "ZRCChafa", "ZRCJPEG", "ZRCFrames", "ZRCProtocol", argumentParser, logging],
+                           "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
 
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased], swiftSettings: strict),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
-        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport", logging],
+        .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCFrames", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport", logging],
                     swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",

@@ -28,8 +28,10 @@ public struct AdmissionLimits: Sendable, Equatable {
 ///    of the handshake slots the expensive part (X25519, key lookups) needs. Capped per source and
 ///    in all, with random early drop as the slots fill, so a flood from one machine cannot keep
 ///    every slot taken.
-/// Sessions are capped per controller key, and control (input) goes to one session at a time,
-/// claimed only when the controller's first authenticated message arrives.
+/// Sessions are capped per controller key, and control (input) goes to one controller at a time,
+/// claimed only when the controller's first authenticated message arrives. The sessions of the
+/// controller in control share it (one person with a viewer open and a scripted `input` beside
+/// it); only other controllers are demoted or refused by the policy.
 struct AdmissionLedger: Sendable {
     typealias Limits = AdmissionLimits
 
@@ -60,8 +62,8 @@ struct AdmissionLedger: Sendable {
     private(set) var handshakes = 0
     private var sessionsByController: [NoisePublicKey: Set<UInt64>] = [:]
     private var nextSessionID: UInt64 = 1
-    /// The session in control (input allowed).
-    private(set) var controllingSession: UInt64?
+    /// The controller in control (input allowed) and its sessions that claimed it.
+    private(set) var control: (controller: NoisePublicKey, sessions: Set<UInt64>)?
 
     init(limits: Limits = Limits()) {
         self.limits = limits
@@ -121,30 +123,42 @@ struct AdmissionLedger: Sendable {
         return .success(id)
     }
 
-    /// What a new session may do, decided from the current state but not yet taken: control
-    /// when nobody has it (claimed later with `claimControl`), else what the policy says; nil:
-    /// refused by policy.
-    func grant(requestedViewOnly: Bool, policy: SessionPolicy) -> SessionFlags? {
-        if requestedViewOnly || controllingSession == nil { return requestedViewOnly ? .viewOnly : [] }
+    /// What a new session of `controller` may do, decided from the current state but not yet
+    /// taken: control when nobody has it or `controller` has it (claimed later with
+    /// `claimControl`), else what the policy says; nil: refused by policy.
+    func grant(controller: NoisePublicKey, requestedViewOnly: Bool, policy: SessionPolicy) -> SessionFlags? {
+        if requestedViewOnly { return .viewOnly }
+        if mayControl(controller) { return [] }
         switch policy {
         case .viewOnly: return .viewOnly
         case .refuse: return nil
         }
     }
 
-    /// The session's controller proved itself (its first authenticated message): it takes
-    /// control if nobody has it. False when another session took control meanwhile.
-    mutating func claimControl(session: UInt64) -> Bool {
-        guard controllingSession == nil || controllingSession == session else { return false }
-        controllingSession = session
+    /// The session's controller proved itself (its first authenticated message): the session
+    /// takes control if nobody has it or shares it when its own controller has it. False when
+    /// another controller took control meanwhile.
+    mutating func claimControl(session: UInt64, controller: NoisePublicKey) -> Bool {
+        guard mayControl(controller) else { return false }
+        var sessions = control?.sessions ?? []
+        sessions.insert(session)
+        control = (controller, sessions)
         return true
     }
 
-    /// The session ended (or its set-up failed): its slot and, if it had it, control are free.
+    /// The sessions sharing control (empty when nobody has it).
+    var controllingSessions: Set<UInt64> { control?.sessions ?? [] }
+
+    private func mayControl(_ controller: NoisePublicKey) -> Bool { control == nil || control?.controller == controller }
+
+    /// The session ended (or its set-up failed): its slot is free, and control is once the
+    /// last of its controller's controlling sessions ended.
     mutating func closeSession(_ id: UInt64, controller: NoisePublicKey) {
         sessionsByController[controller]?.remove(id)
         if sessionsByController[controller]?.isEmpty == true { sessionsByController[controller] = nil }
-        if controllingSession == id { controllingSession = nil }
+        if var current = control, current.sessions.remove(id) != nil {
+            control = current.sessions.isEmpty ? nil : current
+        }
     }
 
     func sessionCount(controller: NoisePublicKey) -> Int { sessionsByController[controller]?.count ?? 0 }

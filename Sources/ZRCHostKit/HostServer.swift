@@ -150,7 +150,7 @@ public actor HostServer {
     /// Reserves a session for `controller` and decides what it may do (control is only claimed
     /// when its first authenticated message arrives: `claimControl`). The refusal, if any.
     func openSession(controller: NoisePublicKey, requestedViewOnly: Bool) -> SessionOpening {
-        guard let granted = ledger.grant(requestedViewOnly: requestedViewOnly, policy: configuration.policy) else {
+        guard let granted = ledger.grant(controller: controller, requestedViewOnly: requestedViewOnly, policy: configuration.policy) else {
             return .refused(.refusedByPolicy)
         }
         switch ledger.openSession(controller: controller) {
@@ -164,7 +164,7 @@ public actor HostServer {
         case refused(HandshakeRejection)
     }
 
-    func claimControl(session: UInt64) -> Bool { ledger.claimControl(session: session) }
+    func claimControl(session: UInt64, controller: NoisePublicKey) -> Bool { ledger.claimControl(session: session, controller: controller) }
 
     /// Registers a live session; false when its key was revoked since admission.
     func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection, link: SessionLink,

@@ -72,7 +72,7 @@ struct SessionFlow: Sendable {
     private func begin(connection: SecureConnection, capabilities: Capabilities, agent: String, runtime: SessionRuntime,
                        logger: Logger) async {
         if !granted.contains(.viewOnly) {
-            if await server.claimControl(session: sessionID) {
+            if await server.claimControl(session: sessionID, controller: controllerKey) {
                 await runtime.tookControl()
             } else {
                 // Another controller's hello came first.

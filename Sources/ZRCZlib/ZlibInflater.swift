@@ -4,7 +4,7 @@ internal import CZlib
 /// encodings use zlib: the server compresses every rectangle into the same stream and flushes, so
 /// each chunk decodes completely on its own given everything before it.
 ///
-/// Used by the benchmark's RFB client (the VNC servers ZRC is compared with), never by ZRC itself,
+/// Used by the benchmark's RFB client (the VNC servers ZRC is compared with), never by ZRC's sessions,
 /// which uses zstd. Not Sendable: one per stream, used by one reader thread.
 public final class ZlibInflater {
     /// Heap-allocated: zlib keeps a pointer back to the stream and checks it on every call.

@@ -5,6 +5,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCJPEG
 import ZRCStorage
+import ZRCZlib
 
 struct ScreenshotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -53,7 +54,11 @@ struct ScreenshotCommand: AsyncParsableCommand {
             }
             let bytes: [UInt8]
             if URL(fileURLWithPath: file).pathExtension.lowercased() == "png" {
-                bytes = PNGWriter.encode(frame.pixels)
+                do {
+                    bytes = try PNGWriter.encode(frame.pixels) { raw throws(ZlibError) in try ZlibDeflate.compress(raw) }
+                } catch {
+                    throw CommandError(.failure, "cannot write the PNG: \(error)")
+                }
             } else {
                 bytes = try frame.pixels.bytes.withUnsafeBytes { pixels in
                     try JPEGEncoder().encode(bgrx: pixels, bytesPerRow: frame.pixels.bytesPerRow,

@@ -80,17 +80,38 @@ import ZRCProtocol
 
     @Test func controlIsClaimedByTheFirstHelloNotTheFirstHandshake() {
         var ledger = AdmissionLedger()
-        #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == [], "nobody in control: control is offered")
-        #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == [], "offered again: nothing was taken yet")
-        let firstClaim = ledger.claimControl(session: 2)
+        let (first, second) = (Self.key(1), Self.key(2))
+        #expect(ledger.grant(controller: first, requestedViewOnly: false, policy: .viewOnly) == [], "nobody in control: control is offered")
+        #expect(ledger.grant(controller: second, requestedViewOnly: false, policy: .viewOnly) == [], "offered again: nothing was taken yet")
+        let firstClaim = ledger.claimControl(session: 2, controller: second)
         #expect(firstClaim)
-        let later = ledger.claimControl(session: 1)
+        let later = ledger.claimControl(session: 1, controller: first)
         #expect(!later, "the later hello finds control taken")
-        #expect(ledger.grant(requestedViewOnly: false, policy: .viewOnly) == .viewOnly)
-        #expect(ledger.grant(requestedViewOnly: false, policy: .refuse) == nil)
-        #expect(ledger.grant(requestedViewOnly: true, policy: .refuse) == .viewOnly)
-        ledger.closeSession(2, controller: Self.key(1))
-        #expect(ledger.controllingSession == nil)
+        #expect(ledger.grant(controller: first, requestedViewOnly: false, policy: .viewOnly) == .viewOnly)
+        #expect(ledger.grant(controller: first, requestedViewOnly: false, policy: .refuse) == nil)
+        #expect(ledger.grant(controller: first, requestedViewOnly: true, policy: .refuse) == .viewOnly)
+        ledger.closeSession(2, controller: second)
+        #expect(ledger.controllingSessions.isEmpty)
+    }
+
+    @Test func sessionsOfTheControllerInControlShareIt() {
+        var ledger = AdmissionLedger()
+        let (owner, other) = (Self.key(1), Self.key(2))
+        let viewer = ledger.claimControl(session: 1, controller: owner)
+        #expect(viewer)
+        #expect(ledger.grant(controller: owner, requestedViewOnly: false, policy: .refuse) == [], "the same controller is not refused")
+        let script = ledger.claimControl(session: 2, controller: owner)
+        #expect(script, "a second session of the controller in control shares control")
+        let intruder = ledger.claimControl(session: 3, controller: other)
+        #expect(!intruder)
+        #expect(ledger.grant(controller: other, requestedViewOnly: false, policy: .viewOnly) == .viewOnly)
+        ledger.closeSession(1, controller: owner)
+        #expect(ledger.controllingSessions == [2], "control stays while one of the controller's sessions holds it")
+        #expect(ledger.grant(controller: other, requestedViewOnly: false, policy: .refuse) == nil)
+        ledger.closeSession(2, controller: owner)
+        #expect(ledger.controllingSessions.isEmpty)
+        let now = ledger.claimControl(session: 3, controller: other)
+        #expect(now, "once the last of them ends, control is free for others")
     }
 
     @Test func refusalsAreLoggedOnceThenSummarised() {

@@ -54,6 +54,29 @@ import NIOCore
         }
     }
 
+    /// One person with a viewer open and a scripted `zrc-ctl input` beside it: both sessions are
+    /// the same controller's, so both control; another controller is still only a watcher.
+    @Test func aSecondSessionOfTheControllerInControlSharesControl() async throws {
+        let screen = FakeScreen(width: 64, height: 64)
+        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }),
+                                      policy: .refuse)
+        _ = try await harness.start()
+        try await harness.stoppingAfter {
+            let (first, second) = try await pairedControllers(harness)
+            let viewer = try await first.connect(to: "desk")
+            _ = try await viewer.ping()  // its hello has been handled: it holds control
+            let script = try await first.connect(to: "desk")
+            #expect(!script.granted.contains(.viewOnly), "the controller in control is not refused or demoted")
+            try await script.send(.input(.pointerMove(x: 7, y: 9)))
+            _ = try await script.ping()
+            #expect(screen.injected == [.pointerMove(x: 7, y: 9)], "the second session's input is injected")
+            let error = await #expect(throws: ControllerError.self) { try await second.connect(to: "desk") }
+            #expect(error?.kind == .rejected(.refusedByPolicy), "another controller is still refused")
+            await script.close()
+            await viewer.close()
+        }
+    }
+
     @Test func theRefusePolicyTurnsAwayASecondController() async throws {
         let screen = FakeScreen(width: 64, height: 64)
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }),

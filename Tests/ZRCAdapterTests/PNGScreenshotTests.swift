@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import ZRCFrames
+import ZRCTestSupport
+import ZRCX11
+import ZRCXTestSupport
+import ZRCZlib
+
+/// PNG screenshots through zlib: exact (read back by an independent decoder, Python's zlib with
+/// PNG's unfiltering written out), and small on a real desktop.
+@Suite struct PNGScreenshotTests {
+    static let decoder = """
+        import struct, sys, zlib
+        data = open(sys.argv[1], 'rb').read()
+        assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
+        pos, idat = 8, b''
+        while pos < len(data):
+            length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+            body = data[pos + 8:pos + 8 + length]
+            assert zlib.crc32(kind + body) == struct.unpack('>I', data[pos + 8 + length:pos + 12 + length])[0]
+            if kind == b'IHDR': width, height = struct.unpack('>II', body[:8])
+            if kind == b'IDAT': idat += body
+            pos += 12 + length
+        raw = zlib.decompress(idat)
+        stride = width * 3
+        prev = bytearray(stride)
+        out = []
+        for y in range(height):
+            kind = raw[y * (stride + 1)]
+            row = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+            for i in range(stride):
+                a = row[i - 3] if i >= 3 else 0
+                b = prev[i]
+                c = prev[i - 3] if i >= 3 else 0
+                if kind == 1: row[i] = (row[i] + a) & 255
+                elif kind == 2: row[i] = (row[i] + b) & 255
+                elif kind == 3: row[i] = (row[i] + (a + b) // 2) & 255
+                elif kind == 4:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+                else: assert kind == 0, kind
+            prev = row
+            out.append(row.hex())
+        print('\\n'.join(out))
+        """
+
+    /// Every pixel, as the independent decoder reads it: one hex line of RGB bytes per row.
+    static func decoded(_ png: [UInt8]) async throws -> [String] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-png-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(png).write(to: file)
+        let result = try await XTool.output("python3", ["-c", decoder, file.path])
+        try #require(result.status == 0, "the PNG did not decode: \(result.text)")
+        return result.text.split(separator: "\n").map(String.init)
+    }
+
+    /// The screen once the terminal has drawn its text (thousands of dark pixels inside its
+    /// window) and two captures in a row agree.
+    static func settledDesktop(_ connection: X11Connection) async throws -> PixelBuffer {
+        let capturer = try ScreenCapturer(connection: connection, useSharedMemory: false)
+        let deadline = ContinuousClock.now + .seconds(20)
+        var previous: PixelBuffer?
+        while ContinuousClock.now < deadline {
+            let capture = try capturer.capture(ScreenRect(x: 0, y: 0, width: 1280, height: 800))
+            let image = PixelBuffer(width: capture.width, height: capture.height, bytesPerRow: capture.bytesPerRow, bytes: capture.pixels)
+            var dark = 0
+            for y in stride(from: 60, to: 500, by: 1) {
+                for x in stride(from: 60, to: 600, by: 1) where image.pixel(x: x, y: y) & 0xFFFFFF < 0x404040 { dark += 1 }
+            }
+            if dark > 2000, image == previous { return image }
+            previous = image
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(Bool(false), "the terminal did not draw its text within 20 s")
+        throw CancellationError()
+    }
+
+    static func expectedRows(_ image: PixelBuffer) -> [String] {
+        (0..<image.height).map { y in
+            (0..<image.width).map { x in
+                let pixel = image.pixel(x: x, y: y)
+                return String(format: "%02x%02x%02x", pixel >> 16 & 0xFF, pixel >> 8 & 0xFF, pixel & 0xFF)
+            }.joined()
+        }
+    }
+
+    @Test(arguments: [(1, 1), (3, 2), (300, 250)])
+    func pixelsSurviveAnIndependentDecoder(width: Int, height: Int) async throws {
+        var image = PixelBuffer(width: width, height: height)
+        var generator = SplitMix64(seed: UInt64(width * 1000 + height))
+        // Noise, flat areas and gradients, so every filter type is chosen somewhere.
+        for y in 0..<height {
+            for x in 0..<width {
+                let rgb: UInt32 = switch (x / 16 + y / 16) % 3 {
+                case 0: UInt32(truncatingIfNeeded: generator.next()) & 0xFFFFFF
+                case 1: 0x2E5C8A
+                default: UInt32(x % 256) << 16 | UInt32(y % 256) << 8 | UInt32((x + y) % 256)
+                }
+                image.fill(PixelRect(x: x, y: y, width: 1, height: 1), rgb: rgb)
+            }
+        }
+        let png = try PNGWriter.encode(image) { bytes throws(ZlibError) in try ZlibDeflate.compress(bytes) }
+        #expect(try await Self.decoded(png) == Self.expectedRows(image))
+    }
+
+    /// A desktop as people have it: a coloured background, a terminal full of text, a clock.
+    /// The stored-block writer this replaced made files the size of the raw RGB pixels.
+    @Test func aDesktopIsAtLeastTenTimesSmallerThanItsPixels() async throws {
+        let server = try PrivateXServer(["-screen", "0", "1280x800x24"])
+        let connection = try X11Connection(displayName: server.display)
+        try await server.run("xsetroot", ["-solid", "#2e5c8a"])
+        let terminal = try XApplication(display: server.display, ["xterm", "-geometry", "120x40+40+40", "-e", "sh", "-c",
+                                                                 "ls -l /usr/bin | head -60; sleep 600"])
+        let clock = try XApplication(display: server.display, ["xclock", "-geometry", "180x180-40+40"])
+        defer { terminal.stop(); clock.stop() }
+        try await terminal.waitForWindow()
+        try await clock.waitForWindow()
+        let image = try await Self.settledDesktop(connection)
+        let png = try PNGWriter.encode(image) { bytes throws(ZlibError) in try ZlibDeflate.compress(bytes) }
+        let raw = image.width * image.height * 3
+        print("desktop PNG: \(png.count) bytes for \(raw) bytes of RGB (\(raw / png.count)× smaller)")
+        #expect(png.count * 10 <= raw, "\(png.count) bytes is not 10× smaller than \(raw)")
+        #expect(try await Self.decoded(png) == Self.expectedRows(image))
+    }
+}
