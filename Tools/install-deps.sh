@@ -41,10 +41,18 @@ LAB_PACKAGES=(
   tigervnc-standalone-server tigervnc-scraping-server x11vnc
 )
 
+# Packaging (Tools/package.sh): dpkg-shlibdeps works out the packages' library dependencies, strip
+# drops the symbol tables; the package test installs the packages into a fresh Debian made with
+# debootstrap.
+PACKAGING_PACKAGES=(
+  dpkg-dev binutils debootstrap
+)
+
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
 case "${1:-}" in
-  --with-test) want+=("${TEST_PACKAGES[@]}" "${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}") ;;
+  --with-test) want+=("${TEST_PACKAGES[@]}" "${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}" "${PACKAGING_PACKAGES[@]}") ;;
   --with-bench) want+=("${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}") ;;
+  --with-packaging) want+=("${PACKAGING_PACKAGES[@]}") ;;
 esac
 
 missing=()

@@ -16,6 +16,11 @@ fi
 
 echo "== build ==" >&2
 swift build --build-tests 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "test: build failed" >&2; exit 1; }
+# The Debian packages (a release build with the Swift runtime linked in), which the package tests
+# install into a fresh Debian; it also leaves Tools/zrc.sh's release programs current.
+echo "== packages ==" >&2
+Tools/package.sh --out "$(pwd)/.build/packages" >/dev/null || { echo "test: packaging failed" >&2; exit 1; }
+export ZRC_PACKAGES_DIR="$(pwd)/.build/packages"
 ZRC_BIN_DIR="$(swift build --show-bin-path)"
 export ZRC_BIN_DIR
 export ZRC_REPOSITORY="$(pwd)"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ZRCCommandSupport
 
 @main
 struct ZRCControllerCommand: AsyncParsableCommand {
@@ -9,6 +10,7 @@ struct ZRCControllerCommand: AsyncParsableCommand {
             Pair once with `zrc-ctl pair <invite>` (the invite comes from `zrc-host pair` on the host), \
             then check the connection with `zrc-ctl ping NAME`.
             """,
+        version: ZRCVersion.current,
         subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self,
                       IdentityCommand.self])
 }

@@ -10,5 +10,6 @@ struct ZRCHostCommand: AsyncParsableCommand {
             Start the server with `zrc-host serve`, then create a one-time invite with `zrc-host pair` \
             and paste it into `zrc-ctl pair` on the controller.
             """,
+        version: ZRCVersion.current,
         subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, SessionsCommand.self, IdentityCommand.self])
 }

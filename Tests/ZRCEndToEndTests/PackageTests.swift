@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// The Debian packages Tools/test.sh built with Tools/package.sh, installed into a fresh Debian
+/// without a Swift toolchain (Tools/package-check.sh), and `Tools/zrc.sh` with nothing to rebuild.
+@Suite struct PackageTests {
+    static func packagesDirectory() throws -> String {
+        let directory = ProcessInfo.processInfo.environment["ZRC_PACKAGES_DIR"] ?? ""
+        try #require(!directory.isEmpty, "ZRC_PACKAGES_DIR is not set: run the tests through Tools/test.sh, which builds the packages with Tools/package.sh")
+        return directory
+    }
+
+    static func repository() throws -> String {
+        let repository = ProcessInfo.processInfo.environment["ZRC_REPOSITORY"] ?? ""
+        try #require(!repository.isEmpty, "ZRC_REPOSITORY is not set: run the tests through Tools/test.sh")
+        return repository
+    }
+
+    @Test func thePackagesInstallAndRunOnADebianWithoutSwift() async throws {
+        let result = try await Spawn.runOffPool(["\(try Self.repository())/Tools/package-check.sh", try Self.packagesDirectory()])
+        print(result.stdout)
+        #expect(result.status == 0, "package check failed: \(result.stderr)")
+        for check in ["apt-get installed", "zrc-host: ldd finds every library", "zrc-ctl: ldd finds every library", "zrc-ctl --version",
+                      "zrc-host identity --key-store file made a key", "zrc-ctl: man page", "zrc-host: bash, zsh and fish completions",
+                      "zrc-host.service installed", "removing the packages leaves none of their files"] {
+            #expect(result.stdout.contains("ok: \(check)"), "missing check: \(check)")
+        }
+    }
+
+    /// The release programs are current (Tools/package.sh built them from these sources), so the
+    /// main command runs them without building and prints nothing of its own.
+    @Test func zrcShRunsWithoutRebuildingOrBuildOutput() async throws {
+        _ = try Self.packagesDirectory()
+        let script = "\(try Self.repository())/Tools/zrc.sh"
+        for attempt in 1...2 {
+            let result = try await Spawn.runOffPool([script, "ctl", "--version"])
+            #expect(result.status == 0, "attempt \(attempt): \(result.stderr)")
+            #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("0."), "attempt \(attempt): \(result.stdout)")
+            #expect(result.stderr.isEmpty, "attempt \(attempt) printed: \(result.stderr)")
+        }
+    }
+}
