@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCProtocol
@@ -16,6 +17,9 @@ struct DevicesCommand: AsyncParsableCommand {
     @Option(help: "How long --scan listens, e.g. 2s or 500ms (0.1s…60s).")
     var scanTime: String = "2s"
 
+    @Flag(help: "Print the list as JSON (for scripts; the shape is in the README).")
+    var json = false
+
     func validate() throws {
         guard let duration = DurationText.duration(scanTime), duration >= .milliseconds(100), duration <= .seconds(60) else {
             throw ValidationError("--scan-time `\(scanTime)` is not a duration between 0.1s and 60s")
@@ -23,32 +27,40 @@ struct DevicesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if scan { return try await LanScan(options: options, duration: DurationText.duration(scanTime) ?? .seconds(2)).run() }
+        if scan { return try await LanScan(options: options, duration: DurationText.duration(scanTime) ?? .seconds(2), json: json).run() }
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let crypto = try Identity.makeCrypto()
-            let hosts: [KnownHostRow]
+            let known: [KnownHost]
             do {
-                hosts = try await context.knownHosts.all().map {
-                    KnownHostRow(name: $0.name, hostName: $0.hostName, fingerprint: KeyDerivations.fingerprint(of: $0.publicKey, crypto: crypto),
-                                 addresses: $0.addresses.joined(separator: ","), paired: TableText.date($0.pairedAt),
-                                 lastSeen: $0.lastSeen.map(TableText.date) ?? "never")
-                }
+                known = try await context.knownHosts.all()
             } catch let error as StorageError {
                 throw CommandError(.storage, error.description)
             }
+            let hosts = known.map {
+                KnownHostRow(name: $0.name, hostName: $0.hostName, fingerprint: KeyDerivations.fingerprint(of: $0.publicKey, crypto: crypto),
+                             publicKey: $0.publicKey.hex, addresses: $0.addresses, pairedAt: $0.pairedAt, lastSeen: OrNull($0.lastSeen))
+            }
+            if json { return try JSONOutput.line(["hosts": hosts]) }
             if hosts.isEmpty {
                 Console.line("No paired hosts. Pair with `zrc-ctl pair <invite>` (run `zrc-host pair` on the host for an invite).")
                 return
             }
             var rows = [["NAME", "HOST", "FINGERPRINT", "ADDRESSES", "PAIRED", "LAST SEEN"]]
-            rows += hosts.map { [$0.name, $0.hostName, $0.fingerprint, $0.addresses, $0.paired, $0.lastSeen] }
+            rows += hosts.map {
+                [$0.name, $0.hostName, $0.fingerprint, $0.addresses.joined(separator: ","), TableText.date($0.pairedAt),
+                 $0.lastSeen.value.map(TableText.date) ?? "never"]
+            }
             Console.line(TableText.render(rows))
         }
     }
 
-    private struct KnownHostRow {
-        let name, hostName, fingerprint, addresses, paired, lastSeen: String
+    /// One host of `devices --json`.
+    private struct KnownHostRow: Encodable {
+        let name, hostName, fingerprint, publicKey: String
+        let addresses: [String]
+        let pairedAt: Date
+        let lastSeen: OrNull<Date>
     }
 }
 

@@ -8,10 +8,17 @@ struct IdentityCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ControllerOptions
 
+    @Flag(help: "Print the identity as JSON (for scripts; the shape is in the README).")
+    var json = false
+
     func run() async throws {
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let controller = try context.controller()
+            if json {
+                return try JSONOutput.line(["fingerprint": controller.fingerprint(of: controller.identityKey),
+                                            "publicKey": controller.identityKey.hex, "controllerName": context.controllerName])
+            }
             Console.line("Controller key fingerprint: \(controller.fingerprint(of: controller.identityKey))")
             Console.line("Name announced when pairing: \(context.controllerName)")
         }

@@ -11,6 +11,14 @@ import ZRCStorage
 struct LanScan {
     let options: ControllerOptions
     let duration: Duration
+    let json: Bool
+
+    /// One host of `devices --scan --json`.
+    private struct Announced: Encodable {
+        let name: String
+        let addresses: [String]
+        let pairedAs: OrNull<String>
+    }
 
     func run() async throws {
         try await CommandRunner.run(program: "zrc-ctl") {
@@ -28,17 +36,21 @@ struct LanScan {
             } catch {
                 throw CommandError(.failure, "\(error)")
             }
+            let now = UInt64(max(0, Date().timeIntervalSince1970))
+            let announced = seen.map { host in
+                let hint = host.txt[LanHint.txtKey] ?? ""
+                let pairedAs = known.first { LanHint.matches(hint, hostKey: $0.publicKey, unixSeconds: now, crypto: crypto) }
+                return Announced(name: host.name, addresses: host.endpoints.map(\.description), pairedAs: OrNull(pairedAs?.name))
+            }
+            if json { return try JSONOutput.line(["announced": announced]) }
             if seen.isEmpty {
                 Console.line("No ZRC hosts announced themselves on this LAN within \(duration.formatted(.units(allowed: [.seconds, .milliseconds]))).")
                 return
             }
-            let now = UInt64(max(0, Date().timeIntervalSince1970))
             var rows = [["NAME", "ADDRESS", "PAIRED AS"]]
-            for host in seen {
-                let hint = host.txt[LanHint.txtKey] ?? ""
-                let pairedAs = known.first { LanHint.matches(hint, hostKey: $0.publicKey, unixSeconds: now, crypto: crypto) }
-                let address = host.endpoints.first?.description ?? "?"
-                rows.append([TerminalSafeText.sanitized(host.name), TerminalSafeText.sanitized(address), pairedAs.map { "`\($0.name)`" } ?? "not paired"])
+            for host in announced {
+                rows.append([TerminalSafeText.sanitized(host.name), TerminalSafeText.sanitized(host.addresses.first ?? "?"),
+                             host.pairedAs.value.map { "`\($0)`" } ?? "not paired"])
             }
             Console.line(TableText.render(rows))
         }

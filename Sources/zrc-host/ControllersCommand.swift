@@ -18,6 +18,17 @@ struct ControllersCommand: AsyncParsableCommand {
 
         @OptionGroup var options: HostOptions
 
+        @Flag(help: "Print the list as JSON (for scripts; the shape is in the README).")
+        var json = false
+
+        /// One controller of `controllers --json`; `liveSessions` is null when no server runs.
+        private struct Row: Encodable {
+            let name, fingerprint: String
+            let pairedAt: Date
+            let lastSeen: OrNull<Date>
+            let liveSessions: OrNull<Int>
+        }
+
         func run() async throws {
             try await CommandRunner.run(program: "zrc-host") {
                 let context = try HostContext.load(options, defaultLogLevel: .warning)
@@ -40,6 +51,13 @@ struct ControllersCommand: AsyncParsableCommand {
                     } catch let error as StorageError {
                         throw CommandError(.storage, error.description)
                     }
+                }
+                if json {
+                    let rows = summaries.map {
+                        Row(name: $0.name, fingerprint: $0.fingerprint, pairedAt: $0.pairedAt, lastSeen: OrNull($0.lastSeen),
+                            liveSessions: OrNull(live ? $0.liveSessions : nil))
+                    }
+                    return try JSONOutput.line(["controllers": rows])
                 }
                 if summaries.isEmpty {
                     Console.line("No paired controllers. Create an invite with `zrc-host pair`.")

@@ -45,11 +45,7 @@ struct PairCommand: AsyncParsableCommand {
                 throw CommandError(.failure, "the server answered something other than an invite")
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.dateEncodingStrategy = .iso8601
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                Console.line(String(decoding: try encoder.encode(summary), as: UTF8.self))
-                return
+                return try JSONOutput.line(summary)
             }
             let expiry = summary.expiresAt.formatted(date: .omitted, time: .standard)
             Console.line("""

@@ -16,11 +16,34 @@ struct SessionsCommand: AsyncParsableCommand {
 
         @OptionGroup var options: HostOptions
 
+        @Flag(help: "Print the list as JSON (for scripts; the shape is in the README).")
+        var json = false
+
+        /// One session of `sessions --json`: rates averaged over the session, the path as the
+        /// pacing measures it now (null until frames have shown it).
+        private struct Row: Encodable {
+            let id: UInt64
+            let controller: String
+            let since: Date
+            let mode: String
+            let updatesPerSecond, bytesPerSecond: Double
+            let roundTripMilliseconds, pathBitsPerSecond, queueMilliseconds: OrNull<Double>
+        }
+
         func run() async throws {
             try await CommandRunner.run(program: "zrc-host") {
                 let context = try HostContext.load(options, defaultLogLevel: .warning)
                 guard case .sessions(let sessions) = try await context.request(.listSessions) else {
                     throw CommandError(.failure, "the server answered something other than a session list")
+                }
+                if json {
+                    let rows = sessions.map {
+                        Row(id: $0.id, controller: $0.controllerName, since: $0.since, mode: $0.viewOnly ? "view-only" : "control",
+                            updatesPerSecond: $0.updatesPerSecond, bytesPerSecond: $0.bytesPerSecond,
+                            roundTripMilliseconds: OrNull($0.roundTripMilliseconds), pathBitsPerSecond: OrNull($0.deliveryRate.map { $0 * 8 }),
+                            queueMilliseconds: OrNull($0.queueMilliseconds))
+                    }
+                    return try JSONOutput.line(["sessions": rows])
                 }
                 guard !sessions.isEmpty else {
                     Console.line("No live sessions.")

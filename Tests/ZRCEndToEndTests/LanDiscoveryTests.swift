@@ -44,6 +44,11 @@ import Testing
         let lines = scan.1.split(separator: "\n")
         #expect(lines.contains { $0.contains("desk-one") && $0.contains("10.60.0.2:7420") && $0.contains("`mine`") }, "\(scan.1)")
         #expect(lines.contains { $0.contains("desk-two") && $0.contains("10.60.0.3:7420") && $0.contains("not paired") }, "\(scan.1)")
+        let scanJSON = try await runInNode("node0", "zrc-ctl", ["devices", "--scan", "--json", "--scan-time", "3s"], role: "controller")
+        let announced = try #require((try JSONSerialization.jsonObject(with: Data(scanJSON.1.utf8)) as? [String: Any])?["announced"]
+            as? [[String: Any]], "\(scanJSON)")
+        #expect(announced.contains { $0["name"] as? String == "desk-one" && $0["pairedAs"] as? String == "mine" }, "\(announced)")
+        #expect(announced.contains { $0["name"] as? String == "desk-two" && $0["pairedAs"] is NSNull }, "\(announced)")
         for host in hosts { await host.terminate() }
     }
 }

@@ -33,6 +33,16 @@ import Testing
                 #expect(search.contains("attribute.synchronizable = false"), "\(search)")
             }
 
+            // Every listing as JSON, with its documented keys.
+            let devices = try await Self.json(env.run("zrc-ctl", ["devices", "--json", "--key-id", controllerKey], role: "controller"))
+            let hosts = try #require(devices["hosts"] as? [[String: Any]])
+            #expect(hosts.count == 1 && hosts[0]["name"] as? String == "desk" && hosts[0]["fingerprint"] as? String == fingerprint)
+            #expect(Set(hosts[0].keys) == ["name", "hostName", "fingerprint", "publicKey", "addresses", "pairedAt", "lastSeen"])
+            let hostJSON = try await Self.json(env.run("zrc-host", ["identity", "--json", "--key-id", hostKey], role: "host"))
+            #expect(hostJSON["fingerprint"] as? String == fingerprint && (hostJSON["publicKey"] as? String)?.count == 64)
+            let controllerJSON = try await Self.json(env.run("zrc-ctl", ["identity", "--json", "--key-id", controllerKey], role: "controller"))
+            #expect(Set(controllerJSON.keys) == ["fingerprint", "publicKey", "controllerName"])
+
             // A second use of the same invite fails.
             let again = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", "other-\(env.tag)"],
                                           role: "controller-2")
@@ -45,6 +55,14 @@ import Testing
             let pinger = try env.launch("zrc-ctl", ["ping", "desk", "--count", "1000", "--interval", "1s", "--key-id", controllerKey],
                                         role: "controller")
             #expect(await pinger.waitForOutput("reply 1:"))
+            let controllers = try await Self.json(env.run("zrc-host", ["controllers", "--json", "--key-id", hostKey], role: "host"))
+            let listed = try #require((controllers["controllers"] as? [[String: Any]])?.first)
+            #expect(listed["name"] as? String == "e2e-laptop" && listed["liveSessions"] as? Int == 1, "\(controllers)")
+            let sessions = try await Self.json(env.run("zrc-host", ["sessions", "--json", "--key-id", hostKey], role: "host"))
+            let session = try #require((sessions["sessions"] as? [[String: Any]])?.first, "\(sessions)")
+            #expect(session["controller"] as? String == "e2e-laptop" && session["mode"] as? String == "control")
+            #expect(Set(session.keys) == ["id", "controller", "since", "mode", "updatesPerSecond", "bytesPerSecond", "roundTripMilliseconds",
+                                          "pathBitsPerSecond", "queueMilliseconds"])
             let revoke = try await env.run("zrc-host", ["controllers", "revoke", "e2e-laptop", "--key-id", hostKey], role: "host")
             #expect(revoke.status == 0, "\(revoke.stderr)")
             #expect(revoke.stdout.contains("ended 1 live session"))
@@ -75,6 +93,13 @@ import Testing
         await host.terminate()
         #expect(!FileManager.default.fileExists(atPath: env.root.appendingPathComponent("host/run/zrc/host.sock").path),
                 "the control socket is removed on exit")
+    }
+
+    /// A `--json` command's output: one JSON object on one line.
+    static func json(_ result: (status: Int32, stdout: String, stderr: String)) throws -> [String: Any] {
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 1, "one line: \(result.stdout)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
     }
 
     @Test func anExpiredInviteFails() async throws {
