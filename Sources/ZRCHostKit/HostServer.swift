@@ -75,6 +75,13 @@ public actor HostServer {
                                              crypto: crypto, unixSeconds: { self.configuration.unixSeconds }, logger: logger)
                 group.addTask { await publisher.run() }
             }
+            if let clipboard = configuration.clipboard {
+                group.addTask {
+                    for await content in clipboard.bridge.changes() where clipboard.selections.contains(content.selection) {
+                        await self.clipboardChanged(content)
+                    }
+                }
+            }
             if let reach = configuration.reach, !reach.rendezvous.isEmpty {
                 group.addTask { await RendezvousResponder(server: self, reach: reach, logger: self.logger).run() }
             }
@@ -168,11 +175,19 @@ public actor HostServer {
 
     /// Registers a live session; false when its key was revoked since admission.
     func register(sessionID: UInt64, controllerKey: NoisePublicKey, name: String, connection: SecureConnection, link: SessionLink,
-                  viewOnly: Bool) -> Bool {
+                  viewOnly: Bool, receivesClipboard: Bool) -> Bool {
         guard !revokedKeys.contains(controllerKey) else { return false }
         sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, link: link,
-                           since: Date(), viewOnly: viewOnly))
+                           since: Date(), viewOnly: viewOnly, receivesClipboard: receivesClipboard))
         return true
+    }
+
+    /// A shared selection changed (an application on the host, or a session other than
+    /// `source`, set it): every session that receives the clipboard hears of it.
+    func clipboardChanged(_ content: ClipboardContent, source: UInt64? = nil) async {
+        for session in sessions.all where session.receivesClipboard && session.id != source {
+            try? await session.connection.send(.clipboard(content))
+        }
     }
 
     func paired(_ key: NoisePublicKey) {

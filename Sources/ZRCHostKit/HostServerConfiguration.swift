@@ -30,6 +30,8 @@ public struct HostServerConfiguration: Sendable {
     public var sharing: ScreenSharing?
     /// What a controller gets while another one is in control.
     public var policy: SessionPolicy
+    /// The clipboard to share; nil: sessions get none (`--no-clipboard`, or no display).
+    public var clipboard: ClipboardSharing?
     /// The rendezvous and ICE settings; nil: reachable on the TCP listener alone.
     public var reach: HostReach?
     /// Publishes the host on the LAN (mDNS); nil: not published.
@@ -40,8 +42,9 @@ public struct HostServerConfiguration: Sendable {
                 controlSocket: URL, admission: AdmissionLimits = AdmissionLimits(), maximumClockSkew: Duration = .seconds(120),
                 randomSecret: @escaping @Sendable (Int) -> SecretBytes,
                 unixMicros: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000)) },
-                sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, reach: HostReach? = nil,
-                lanDiscovery: (any LanDiscovery)? = nil) {
+                sharing: ScreenSharing? = nil, clipboard: ClipboardSharing? = nil, policy: SessionPolicy = .viewOnly,
+                reach: HostReach? = nil, lanDiscovery: (any LanDiscovery)? = nil) {
+        self.clipboard = clipboard
         self.reach = reach
         self.lanDiscovery = lanDiscovery
         self.listen = listen

@@ -13,6 +13,9 @@ struct LiveSessions {
         let link: SessionLink
         let since: Date
         let viewOnly: Bool
+        /// Whether the host's clipboard changes are sent to it (it may use the clipboard and
+        /// asked for them).
+        let receivesClipboard: Bool
     }
 
     private var entries: [UInt64: Entry] = [:]

@@ -24,11 +24,12 @@ struct SessionFlow: Sendable {
     static let agentString = "zrc-host/0.1 (linux)"
 
     /// What this host announces: every rect encoding and the cursor when it shares a screen,
-    /// text input when it accepts input.
+    /// text input when it accepts input, the clipboard when it shares one.
     var hostCapabilities: Capabilities {
-        guard let sharing = server.configuration.sharing else { return [] }
+        let clipboard: Capabilities = server.configuration.clipboard == nil ? [] : .clipboard
+        guard let sharing = server.configuration.sharing else { return clipboard }
         let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats]
-        return sharing.input == nil ? screen : screen.union(.textInput)
+        return (sharing.input == nil ? screen : screen.union(.textInput)).union(clipboard)
     }
 
     func run(channel: consuming SecureChannel, inbound: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
@@ -88,8 +89,12 @@ struct SessionFlow: Sendable {
             }
         }
         let link = SessionLink()
+        let viewOnly = await runtime.viewOnly
+        let clipboard = server.configuration.clipboard.flatMap { !viewOnly || $0.inViewOnlySessions ? $0 : nil }
+        await runtime.allowClipboard(clipboard)
         guard await server.register(sessionID: sessionID, controllerKey: controllerKey, name: controllerName,
-                                    connection: connection, link: link, viewOnly: await runtime.viewOnly)
+                                    connection: connection, link: link, viewOnly: viewOnly,
+                                    receivesClipboard: clipboard != nil && capabilities.contains(.clipboard))
         else {
             await connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
             return
@@ -152,10 +157,54 @@ struct SessionFlow: Sendable {
             }
         case .pictureRequest(let request):
             await runtime.requestPicture(request)
+        case .clipboard(let content):
+            guard let clipboard = await clipboardAccess(content.selection, verb: "set", notify: notify) else { return }
+            guard content.text != nil else {
+                await notify(.clipboardRefused, "clipboard content must be UTF-8 text (\(ClipboardContent.utf8Text)); this was not")
+                return
+            }
+            do {
+                try await clipboard.bridge.write(content)
+                await server.clipboardChanged(content, source: sessionID)
+            } catch {
+                logger.warning("the clipboard was not set: \(error)")
+                await notify(.clipboardRefused, "the host could not set its \(content.selection): \(error)")
+            }
+        case .clipboardRequest(let selection):
+            guard let clipboard = await clipboardAccess(selection, verb: "read", notify: notify) else { return }
+            do {
+                try await connection.send(.clipboard(try await clipboard.bridge.read(selection)))
+            } catch {
+                await notify(.clipboardUnavailable, "the host's \(selection) has no text to send: \(error)")
+            }
         case .pong, .stats, .error:
             break
         case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats:
             await notify(.unsupported, "this host does not handle \(message.type) messages")
+        }
+
+        /// The clipboard, when this session may use `selection`; otherwise the notice saying why not.
+        func clipboardAccess(_ selection: ClipboardSelection, verb: String, notify: (NoticeCode, String) async -> Void) async
+            -> ClipboardSharing? {
+            let code: NoticeCode = verb == "read" ? .clipboardUnavailable : .clipboardRefused
+            guard let configured = server.configuration.clipboard else {
+                await notify(code, "this host does not share its clipboard")
+                return nil
+            }
+            guard let clipboard = await runtime.clipboard else {
+                await notify(code, "this session is view-only, and the host does not let watchers \(verb) its clipboard")
+                return nil
+            }
+            guard configured.selections.contains(selection) else {
+                await notify(code, "this host does not share its \(selection) selection")
+                return nil
+            }
+            // Each one is X work and up to 1 MiB: far above what hands and scripts do.
+            guard await runtime.mayUseClipboard() else {
+                await notify(.overloaded, "clipboard requests arrive faster than \(Int(SessionRuntime.clipboardPerSecond))/s; the excess is dropped")
+                return nil
+            }
+            return clipboard
         }
     }
 }
@@ -172,6 +221,10 @@ private actor SessionRuntime {
     static let inputPerSecond = 2000.0
     private var inputBudget = RequestBudget(perSecond: inputPerSecond, burst: 2 * inputPerSecond)
     private var noticeBudget = RequestBudget(perSecond: 20, burst: 40)
+    static let clipboardPerSecond = 10.0
+    private var clipboardBudget = RequestBudget(perSecond: clipboardPerSecond, burst: 2 * clipboardPerSecond)
+    /// The clipboard, once the session is established and may use it.
+    private(set) var clipboard: ClipboardSharing?
 
     init(viewOnly: Bool) {
         self.viewOnly = viewOnly
@@ -200,6 +253,10 @@ private actor SessionRuntime {
     func mayInject() -> Bool { inputBudget.allow(nowMicros: WireClock.monotonicMicros()) }
 
     func mayNotify() -> Bool { noticeBudget.allow(nowMicros: WireClock.monotonicMicros()) }
+
+    func mayUseClipboard() -> Bool { clipboardBudget.allow(nowMicros: WireClock.monotonicMicros()) }
+
+    func allowClipboard(_ clipboard: ClipboardSharing?) { self.clipboard = clipboard }
 
     func demote() { viewOnly = true }
 

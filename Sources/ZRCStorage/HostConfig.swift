@@ -28,6 +28,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var transportPreference: TransportPreference
     /// Publish the host on the LAN with mDNS (Avahi), as `_zrc._tcp`.
     public var lanDiscovery: Bool
+    /// Share the X clipboard (`CLIPBOARD`) with sessions in control, both ways.
+    public var clipboard: Bool
+    /// Share the `PRIMARY` selection (the mouse selection) too.
+    public var clipboardPrimary: Bool
+    /// Let view-only sessions (watchers) read and set the clipboard as well.
+    public var clipboardInViewOnly: Bool
 
     public static let inviteLifetimeRange = 30...86_400
     public static let defaultInviteLifetimeSeconds = 600
@@ -46,11 +52,15 @@ public struct HostConfig: Codable, Sendable, Equatable {
         stunUrls = []
         transportPreference = .auto
         lanDiscovery = true
+        clipboard = true
+        clipboardPrimary = false
+        clipboardInViewOnly = false
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds,
-             maxClockSkewSeconds, rendezvousUrls, relayUrls, stunUrls, transportPreference, lanDiscovery
+             maxClockSkewSeconds, rendezvousUrls, relayUrls, stunUrls, transportPreference, lanDiscovery, clipboard, clipboardPrimary,
+             clipboardInViewOnly
     }
 
     public init(from decoder: any Decoder) throws {
@@ -77,6 +87,9 @@ public struct HostConfig: Codable, Sendable, Equatable {
         stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
         transportPreference = try container.decodeTransportPreference(forKey: .transportPreference) ?? defaults.transportPreference
         lanDiscovery = try container.decodeIfPresent(Bool.self, forKey: .lanDiscovery) ?? defaults.lanDiscovery
+        clipboard = try container.decodeIfPresent(Bool.self, forKey: .clipboard) ?? defaults.clipboard
+        clipboardPrimary = try container.decodeIfPresent(Bool.self, forKey: .clipboardPrimary) ?? defaults.clipboardPrimary
+        clipboardInViewOnly = try container.decodeIfPresent(Bool.self, forKey: .clipboardInViewOnly) ?? defaults.clipboardInViewOnly
         guard deadPeerTimeoutSeconds > keepaliveIntervalSeconds else {
             throw DecodingError.dataCorruptedError(
                 forKey: .deadPeerTimeoutSeconds, in: container,
@@ -95,8 +108,11 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
     public var relayUrls: [String]
     public var stunUrls: [String]
     public var transportPreference: TransportPreference
+    /// Exchange clipboard text with hosts (the viewer's copy and paste, `zrc-ctl clipboard`).
+    public var clipboard: Bool
 
     public init() {
+        clipboard = true
         controllerName = nil
         keyStore = .keyring
         rendezvousUrls = []
@@ -105,7 +121,9 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
         transportPreference = .auto
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference, clipboard
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -119,6 +137,7 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
         relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn)
         stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
         transportPreference = try container.decodeTransportPreference(forKey: .transportPreference) ?? .auto
+        clipboard = try container.decodeIfPresent(Bool.self, forKey: .clipboard) ?? true
     }
 }
 

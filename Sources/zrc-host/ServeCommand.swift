@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "While one controller is in control, others get: view-only (default) or refuse.")
     var policy: SessionPolicy = .viewOnly
 
+    @Flag(help: "Share no clipboard with controllers (host.json: \"clipboard\": false).")
+    var noClipboard = false
+
     func validate() throws {
         if let listen, HostPort(parsing: listen, allowingAnyPort: true) == nil {
             throw ValidationError("--listen `\(listen)` is not host:port (IPv6 as [addr]:port)")
@@ -55,6 +58,9 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CommandError(.storage, "\(context.paths.hostConfigFile.path): field `listen` is not host:port")
             }
             let config = context.config
+            let sharing = try screenSharing(context)
+            let clipboard = try clipboardSharing(context, sharesScreen: sharing != nil)
+            await clipboard?.bridge.start()
             let serverConfiguration = HostServerConfiguration(
                 listen: listenAddress, hostName: hostName ?? context.hostName,
                 advertisedAddresses: advertise,
@@ -65,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
                 controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
                 maximumClockSkew: .seconds(config.maxClockSkewSeconds),
                 randomSecret: { crypto.randomSecret(count: $0) },
-                sharing: try screenSharing(context), policy: policy,
+                sharing: sharing, clipboard: clipboard?.sharing, policy: policy,
                 reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
             let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                     controllers: context.controllers, logger: context.logger)
@@ -84,14 +90,28 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             defer { signals.forEach { $0.cancel() } }
-            do {
-                try await serving.value
-            } catch is CancellationError {
-                return
-            } catch {
+            let served = await serving.result
+            await clipboard?.bridge.stop()
+            switch served {
+            case .success, .failure(is CancellationError): return
+            case .failure(let error):
                 if Task.isCancelled || serving.isCancelled { return }
                 throw CommandError(.failure, "cannot serve on \(listenAddress): \(error)")
             }
+        }
+    }
+
+    /// The display's clipboard, unless turned off (or there is no display).
+    private func clipboardSharing(_ context: HostContext, sharesScreen: Bool) throws(CommandError)
+        -> (bridge: X11ClipboardBridge, sharing: ClipboardSharing)? {
+        guard sharesScreen, !noClipboard, context.config.clipboard else { return nil }
+        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"]
+        let selections: Set<ClipboardSelection> = context.config.clipboardPrimary ? [.clipboard, .primary] : [.clipboard]
+        do {
+            let bridge = try X11ClipboardBridge(displayName: name, selections: selections, logger: context.logger)
+            return (bridge, ClipboardSharing(bridge: bridge, selections: selections, inViewOnlySessions: context.config.clipboardInViewOnly))
+        } catch {
+            throw CommandError(.failure, "cannot share the clipboard of display \(name ?? "?"): \(error)")
         }
     }
 

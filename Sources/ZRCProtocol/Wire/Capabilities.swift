@@ -30,6 +30,10 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// session's stream: how the host encodes an update once for several viewers.
     public static let losslessFrames = Capabilities(rawValue: 1 << 9)
 
+    /// Host: shares its clipboard (`clipboard`, `clipboardRequest`; whether a given session may
+    /// is still its own rule, see the README). Controller: wants the host's clipboard changes.
+    public static let clipboard = Capabilities(rawValue: 1 << 10)
+
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames]
     /// The encodings that can carry any picture on their own (a stream needs at least one).

@@ -1,5 +1,5 @@
 /// The first byte of every application message. Grouped by range: 0x0_ session control,
-/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics. 0x10 is
+/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics, 0x4_ clipboard. 0x10 is
 /// reserved (an earlier draft's `screenInfo`; the screen size travels in every `frameUpdate`) and,
 /// like every unassigned value, an unknown type.
 public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
@@ -19,4 +19,6 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case input = 0x20
     case stats = 0x30
     case linkStats = 0x31
+    case clipboard = 0x40
+    case clipboardRequest = 0x41
 }

@@ -12,4 +12,10 @@ public struct NoticeCode: RawRepresentable, Sendable, Hashable {
     public static let overloaded = NoticeCode(rawValue: 3)
     /// Typed text contained characters the host cannot produce with its keyboard mapping.
     public static let untypeable = NoticeCode(rawValue: 4)
+    /// A `clipboardRequest` has no answer: nothing to send (no owner, no text, too large) or the
+    /// session may not read the clipboard. The text says which.
+    public static let clipboardUnavailable = NoticeCode(rawValue: 5)
+    /// Clipboard content from the controller was not applied: not UTF-8 text, the session may not
+    /// write the clipboard, or the host's X server refused it. The text says which.
+    public static let clipboardRefused = NoticeCode(rawValue: 6)
 }

@@ -33,10 +33,15 @@ public enum WireLimits {
     /// at most the screen's area, so no update makes the controller decode or fill more pixels.
     public static let maxScreenPixels = 1 << 25
 
+    /// Largest clipboard content either way: 1 MiB, a long document's text; more would rather be
+    /// a file transfer, and a peer cannot make the other side buffer more.
+    public static let maxClipboardBytes = 1 << 20
+
     /// Largest application message a host accepts from a controller. Controllers send input,
-    /// acknowledgements, pings and short strings (typed text is at most `maxStringBytes`), never
-    /// frames: 64 KiB is ample and keeps a controller from making the host buffer megabytes.
-    public static let maxControllerMessageLength = 64 * 1024
+    /// acknowledgements, pings, short strings (typed text is at most `maxStringBytes`) and
+    /// clipboard content, never frames: a clipboard message and its header fit, and a
+    /// controller cannot make the host buffer more than that per session.
+    public static let maxControllerMessageLength = maxClipboardBytes + 1024
 
     /// Address entries in an invite: at least one to dial, at most a handful to try.
     public static let maxInviteAddresses = 8

@@ -68,6 +68,10 @@ extension ZRCMessage {
                 quality: try reader.readUInt8("quality"))
         case .linkStats:
             return .linkStats(try LinkStats(from: &reader))
+        case .clipboard:
+            return .clipboard(try ClipboardContent(from: &reader))
+        case .clipboardRequest:
+            return .clipboardRequest(try ClipboardContent.readSelection(from: &reader))
         }
     }
 }

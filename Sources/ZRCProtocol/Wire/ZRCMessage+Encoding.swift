@@ -57,6 +57,10 @@ extension ZRCMessage {
             writer.write(quality)
         case .linkStats(let stats):
             stats.write(to: &writer)
+        case .clipboard(let content):
+            content.write(to: &writer)
+        case .clipboardRequest(let selection):
+            writer.write(selection.rawValue)
         }
         return writer.bytes
     }
@@ -73,8 +77,9 @@ extension ZRCMessage {
                 }
             }
         case .cursorShape(let shape): 32 + shape.rgba.count
+        case .clipboard(let content): 16 + content.mimeType.utf8.count + content.data.count
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
-            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats:
+            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest:
             64
         }
     }

@@ -35,6 +35,12 @@ public enum ZRCMessage: Sendable, Equatable {
     case stats(rttMicros: UInt64, updatesPerSecondMilli: UInt32, bytesPerSecond: UInt64, quality: UInt8)
     /// Host → controller: the path as the host's pacing sees it (`linkStats`).
     case linkStats(LinkStats)
+    /// Either way (`clipboard`): a selection's new content. Host → controller when an X client
+    /// changed it or answering `clipboardRequest`; controller → host to set it.
+    case clipboard(ClipboardContent)
+    /// Controller → host (`clipboard`): send the selection's current content (answered with
+    /// `clipboard`, or a `clipboardUnavailable` notice saying why not).
+    case clipboardRequest(ClipboardSelection)
 
     public var type: MessageType {
         switch self {
@@ -54,6 +60,8 @@ public enum ZRCMessage: Sendable, Equatable {
         case .input: .input
         case .stats: .stats
         case .linkStats: .linkStats
+        case .clipboard: .clipboard
+        case .clipboardRequest: .clipboardRequest
         }
     }
 
@@ -68,7 +76,9 @@ public enum ZRCMessage: Sendable, Equatable {
             case .pictureRequest(let request): request.problem()
             case .pictureMapping(let mapping): mapping.problem()
             case .stats(_, _, _, let quality) where quality > 100: "quality is \(quality), must be 0…100"
-            case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats, .linkStats:
+            case .clipboard(let content): content.problem()
+            case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats, .linkStats,
+                 .clipboardRequest:
                 nil
             }
         if let problem { throw WireError(.invalidValue, "\(type) message: \(problem)") }

@@ -1,0 +1,144 @@
+internal import CXCB
+internal import Glibc
+
+extension X11Clipboard {
+    /// A read in progress: asked for a target, or receiving INCR parts.
+    enum PendingRead {
+        /// ConvertSelection sent for `target`; waiting for the owner's SelectionNotify.
+        case converting(target: xcb_atom_t, since: UInt64)
+        /// The owner sends INCR parts; `received` so far, last part at `since`.
+        case incremental(received: [UInt8], isLatin1: Bool, since: UInt64)
+    }
+
+    /// Asks the owner of `selection` for its text; the answer comes as `readFinished` or
+    /// `readFailed` from `processEvents`. A read already in progress goes on (one per selection).
+    public func read(_ selection: Selection, nowMicros: UInt64) {
+        guard reads[selection] == nil else { return }
+        convert(selection, to: atoms.utf8String, nowMicros: nowMicros)
+    }
+
+    private func convert(_ selection: Selection, to target: xcb_atom_t, nowMicros: UInt64) {
+        let raw = connection.handle.raw
+        let property = atoms.readProperty(selection)
+        xcb_delete_property(raw, window, property)
+        xcb_convert_selection(raw, window, atoms.selection(selection), target, property, xcb_timestamp_t(XCB_CURRENT_TIME))
+        xcb_flush(raw)
+        reads[selection] = .converting(target: target, since: nowMicros)
+    }
+
+    func selectionNotified(_ notify: xcb_selection_notify_event_t, nowMicros: UInt64, into results: inout [Event]) {
+        guard notify.requestor == window, let selection = atoms.selection(named: notify.selection),
+              case .converting(let target, _) = reads[selection] else { return }
+        guard notify.property != 0 else {
+            // Refused: an owner without UTF8_STRING may still have Latin-1 STRING (old clients).
+            if target == atoms.utf8String {
+                convert(selection, to: atoms.string, nowMicros: nowMicros)
+            } else {
+                finish(selection, .readFailed(selection, reason: "its owner offers no text"), into: &results)
+            }
+            return
+        }
+        let isLatin1 = target == atoms.string
+        switch fetch(property: notify.property, selection: selection) {
+        case .failure(let reason):
+            finish(selection, .readFailed(selection, reason: reason.reason), into: &results)
+        case .success(let (type, bytes)):
+            if type == atoms.incr {
+                // The value is a lower bound on the size; deleting the property (done by fetch)
+                // tells the owner to send the first part.
+                let announced = bytes.count >= 4 ? bytes.withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) } : 0
+                if announced > maximumBytes {
+                    finish(selection, .readFailed(selection, reason: "it holds \(announced) bytes, more than the \(maximumBytes) shared"),
+                           into: &results)
+                } else {
+                    reads[selection] = .incremental(received: [], isLatin1: isLatin1, since: nowMicros)
+                }
+            } else {
+                finish(selection, .readFinished(selection, text: isLatin1 ? Self.utf8(latin1: bytes) : bytes, incremental: false),
+                       into: &results)
+            }
+        }
+    }
+
+    func incrementalPartArrived(_ property: xcb_atom_t, nowMicros: UInt64, into results: inout [Event]) {
+        guard let selection = atoms.selection(readInto: property),
+              case .incremental(var received, let isLatin1, _) = reads[selection] else { return }
+        switch fetch(property: property, selection: selection) {
+        case .failure(let reason):
+            finish(selection, .readFailed(selection, reason: reason.reason), into: &results)
+        case .success(let (_, bytes)):
+            if bytes.isEmpty {
+                noteIncrementalRead()
+                finish(selection, .readFinished(selection, text: isLatin1 ? Self.utf8(latin1: received) : received, incremental: true),
+                       into: &results)
+            } else if received.count + bytes.count > maximumBytes {
+                finish(selection, .readFailed(selection, reason: "it holds more than the \(maximumBytes) bytes shared"), into: &results)
+            } else {
+                received += bytes
+                reads[selection] = .incremental(received: received, isLatin1: isLatin1, since: nowMicros)
+            }
+        }
+    }
+
+    /// Reads and deletes a property of this client's window, refusing values over the limit
+    /// before they are copied.
+    private func fetch(property: xcb_atom_t, selection: Selection) -> Result<(xcb_atom_t, [UInt8]), ReadFailure> {
+        let raw = connection.handle.raw
+        // In 4-byte units: one more than the limit holds, so a larger value shows as bytes_after.
+        let longLength = UInt32(maximumBytes / 4 + 2)
+        do {
+            return .success(try withXCBReply(on: connection.handle, request: "GetProperty for \(selection)", { error in
+                xcb_get_property_reply(raw, xcb_get_property(raw, 1, window, property, xcb_atom_t(XCB_GET_PROPERTY_TYPE_ANY.rawValue), 0,
+                                                             longLength), error)
+            }) { (reply) throws(X11Error) -> (xcb_atom_t, [UInt8]) in
+                let length = Int(xcb_get_property_value_length(reply))
+                guard reply.pointee.bytes_after == 0, length <= maximumBytes else {
+                    throw X11Error(.invalidInput, "it holds more than the \(maximumBytes) bytes shared")
+                }
+                guard reply.pointee.type == atoms.incr || reply.pointee.format == 8 else {
+                    throw X11Error(.invalidInput, "its owner sent \(reply.pointee.format)-bit data, not text")
+                }
+                let start = xcb_get_property_value(reply)!.assumingMemoryBound(to: UInt8.self)
+                return (reply.pointee.type, Array(UnsafeBufferPointer(start: start, count: length)))
+            })
+        } catch {
+            return .failure(ReadFailure(error.message))
+        }
+    }
+
+    struct ReadFailure: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    private func finish(_ selection: Selection, _ event: Event, into results: inout [Event]) {
+        reads[selection] = nil
+        results.append(event)
+    }
+
+    /// Stalled reads and INCR sends end here.
+    func expireStalled(nowMicros: UInt64, into results: inout [Event]) {
+        for (selection, read) in reads {
+            let since: UInt64
+            switch read {
+            case .converting(_, let at): since = at
+            case .incremental(_, _, let at): since = at
+            }
+            if nowMicros > since + transferTimeoutMicros {
+                finish(selection, .readFailed(selection, reason: "its owner did not answer within \(transferTimeoutMicros / 1_000_000) s"),
+                       into: &results)
+            }
+        }
+        expireTransfers(nowMicros: nowMicros)
+    }
+
+    /// ISO 8859-1 bytes (X's `STRING`) as UTF-8.
+    static func utf8(latin1 bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        for byte in bytes {
+            if byte < 0x80 { out.append(byte) } else { out += [0xC0 | byte >> 6, 0x80 | byte & 0x3F] }
+        }
+        return out
+    }
+}
