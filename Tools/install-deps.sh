@@ -28,9 +28,9 @@ REACH_PACKAGES=(
   coturn mosquitto mosquitto-clients avahi-daemon avahi-utils tcpdump
 )
 # Test: real terminals for the viewer tests (xterm above, tmux, kitty with Mesa's software OpenGL,
-# since Xvfb has no GPU), and the schema checker.
+# since Xvfb has no GPU), the schema checker, and X clients that own and read selections (xclip, xsel).
 TEST_PACKAGES=(
-  tmux kitty libgl1-mesa-dri python3 python3-jsonschema
+  tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel
 )
 
 # Network laboratory (tests and `zrc-bench links`): namespaces, shaping and NFQUEUE delay need

@@ -19,6 +19,8 @@ public struct ControllerConfiguration: Sendable {
     public var capabilities: Capabilities?
     /// Paths beyond the host's TCP addresses (rendezvous, ICE, relays).
     public var reach: ControllerReach
+    /// Ask the host for its clipboard changes (announces `clipboard` in `hello`).
+    public var wantsClipboard = false
 
     public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
                 handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
@@ -36,7 +38,8 @@ public struct ControllerConfiguration: Sendable {
 
     /// What `hello` announces.
     var announced: Capabilities {
-        capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats, .textInput])
+        let base = capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats, .textInput])
+        return wantsClipboard ? base.union(.clipboard) : base
     }
 }
 

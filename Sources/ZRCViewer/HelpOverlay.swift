@@ -7,6 +7,7 @@ public enum HelpOverlay {
         "  + / -    zoom in / out",
         "  arrows   pan the zoomed view",
         "  0        whole screen",
+        "  p        paste: type it / via the host's clipboard",
         "  ?        show / hide this help",
         "  Ctrl+]   send Ctrl+] itself",
         "",

@@ -28,6 +28,8 @@ public struct ViewerStatus: Sendable, Equatable {
     /// its keepalive round trip.
     public var path: String?
     public var roundTripMillis: Double?
+    /// A message for the user, shown for a moment after the state (paste mode, clipboard).
+    public var notice: String?
 
     public init(host: String, renderer: String) {
         self.host = host
@@ -37,7 +39,9 @@ public struct ViewerStatus: Sendable, Equatable {
     /// The line, cut or padded to exactly `width` characters. Host names and reasons can carry
     /// peer words: the line goes through `TerminalSafeText` whatever its parts did before.
     public func line(width: Int) -> String {
-        var parts = [TerminalSafeText.sanitized(host), TerminalSafeText.sanitized(stateText), renderer]
+        var parts = [TerminalSafeText.sanitized(host), TerminalSafeText.sanitized(stateText)]
+        if let notice { parts.append(TerminalSafeText.sanitized(notice)) }
+        parts.append(renderer)
         if case .connected = state {
             if let path {
                 parts.append(TerminalSafeText.sanitized(path) + (roundTripMillis.map { " \(format1($0)) ms" } ?? ""))

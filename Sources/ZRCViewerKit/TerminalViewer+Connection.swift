@@ -23,7 +23,13 @@ extension TerminalViewer {
                 for await event in session.events {
                     switch event {
                     case .frame: sink.yield(.frameArrived)
-                    case .message(.error(let code, let text)): logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
+                    case .message(.error(let code, let text)):
+                        logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
+                        if code == .clipboardRefused || code == .clipboardUnavailable { showNotice(text) }
+                    case .message(.hello(_, let capabilities, _)):
+                        mapper.clipboardAvailable = configuration.clipboard && capabilities.contains(.clipboard) && !mapper.viewOnly
+                    case .message(.clipboard(let content)):
+                        await copyToTerminal(content)
                     case .message, .ended: break
                     }
                 }
@@ -59,6 +65,7 @@ extension TerminalViewer {
         self.session = session
         let viewOnly = configuration.viewOnly || session.granted.contains(.viewOnly)
         mapper.viewOnly = viewOnly
+        mapper.clipboardAvailable = false  // until the host's hello says it shares one
         status.state = .connected(viewOnly: viewOnly)
         status.path = session.path.description
         status.roundTripMillis = nil

@@ -64,9 +64,37 @@ extension TerminalViewer {
                     needsFullRedraw = true
                     needsClear = true
                     requestRender()
+                case .setClipboard(let text):
+                    guard let session else { break }
+                    do {
+                        try await session.send(.clipboard(.text(text)))
+                        showNotice("pasted \(text.unicodeScalars.count) characters into the host's clipboard")
+                    } catch {
+                        showNotice("the paste did not reach the host: \(error.message)")
+                    }
+                case .notice(let text):
+                    showNotice(text)
                 }
             }
         }
+    }
+
+    /// The host's clipboard changed: into this terminal's clipboard, with OSC 52.
+    func copyToTerminal(_ content: ClipboardContent) async {
+        guard configuration.clipboard, let sequence = TerminalClipboard.osc52(content) else { return }
+        do {
+            try await writer.write(sequence)
+            showNotice("copied \(content.data.count) bytes from the host's \(content.selection)")
+        } catch {
+            logger.debug("the clipboard was not written to the terminal: \(error)")
+        }
+    }
+
+    /// A message on the status line for a few seconds.
+    func showNotice(_ text: String) {
+        status.notice = text
+        noticeUntilMicros = WireClock.monotonicMicros() + 4_000_000
+        requestRender()
     }
 
     private func send(_ inputs: [InputEvent]) async {
@@ -89,6 +117,10 @@ extension TerminalViewer {
                 status.roundTripMillis = Double(roundTrip.components.attoseconds / 1_000_000_000_000) / 1000
                     + Double(roundTrip.components.seconds) * 1000
             }
+        }
+        if let until = noticeUntilMicros, now > until {
+            status.notice = nil
+            noticeUntilMicros = nil
         }
         status.framesPerSecond = framesDrawn.rate(now: now)
         status.bytesPerSecond = bytesReceived.rate(now: now)

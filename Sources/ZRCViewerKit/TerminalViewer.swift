@@ -55,6 +55,7 @@ public actor TerminalViewer {
     var showHelp = false
     var exit: ViewerExit?
     var inputSentMicros: UInt64?
+    var noticeUntilMicros: UInt64?
     var framesDrawn = RateMeter()
     var bytesReceived = RateMeter()
     var lastReceivedTotal = 0

@@ -19,9 +19,13 @@ public struct ViewerConfiguration: Sendable {
     /// Receive every pixel of the screen instead of the picture the terminal shows (the host
     /// otherwise scales to the terminal's size and sends only the zoomed region).
     public var fullResolution: Bool
+    /// Exchange the clipboard with the host: its copies go to this terminal's clipboard (OSC 52),
+    /// and pastes may go through its clipboard (Ctrl+] p).
+    public var clipboard: Bool
 
     public init(hostName: String, viewOnly: Bool = false, renderer: RendererKind? = nil, maximumFramesPerSecond: Int = 60,
-                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false) {
+                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false, clipboard: Bool = true) {
+        self.clipboard = clipboard
         self.fullResolution = fullResolution
         self.hostName = hostName
         self.viewOnly = viewOnly

@@ -61,11 +61,14 @@ struct ControllerContext {
 
     /// The controller core with this machine's identity (created on first use).
     /// `showsScreen` asks hosts for frames (decoded with libjpeg-turbo); `ping` and the like do not.
-    func controller(showsScreen: Bool = false) throws(CommandError) -> ZRCController {
+    /// `wantsClipboard` asks for the host's clipboard changes (unless controller.json turns the
+    /// clipboard off).
+    func controller(showsScreen: Bool = false, wantsClipboard: Bool = false) throws(CommandError) -> ZRCController {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
         var configuration = ControllerConfiguration(reach: ReachWiring.controllerReach(config))
+        configuration.wantsClipboard = wantsClipboard && config.clipboard
         if showsScreen {
             configuration.makeDecoder = try FrameCodec.decoderFactory()
         }

@@ -14,7 +14,8 @@ struct ViewCommand: AsyncParsableCommand {
             The renderer is chosen from what the terminal answers: kitty graphics, then sixel, then Unicode \
             symbols in 24-bit colour. Ctrl+] then ? shows the keys (q detaches, + and - zoom, arrows pan). \
             When the host goes away the viewer reconnects after 2 s, 4 s, 8 s, then every 10 s; a changed host \
-            key or a revoked controller ends it with an explanation.
+            key or a revoked controller ends it with an explanation. What the host copies goes to this terminal's \
+            clipboard (OSC 52); a paste is typed, or with Ctrl+] p goes through the host's clipboard.
             """)
 
     @OptionGroup var options: ControllerOptions
@@ -34,6 +35,9 @@ struct ViewCommand: AsyncParsableCommand {
     @Flag(help: "Receive every pixel of the remote screen. By default the host sends the picture at the size the terminal shows it (and only the zoomed region), which saves bandwidth on slow links.")
     var fullResolution = false
 
+    @Flag(help: "Exchange no clipboard with the host: its copies stay out of this terminal's clipboard, and pastes are typed (controller.json: \"clipboard\": false).")
+    var noClipboard = false
+
     func validate() throws {
         guard (1...240).contains(maxFPS) else { throw ValidationError("--max-fps must be between 1 and 240") }
     }
@@ -41,13 +45,14 @@ struct ViewCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
-            let controller = try context.controller(showsScreen: true)
+            let clipboard = !noClipboard && context.config.clipboard
+            let controller = try context.controller(showsScreen: true, wantsClipboard: clipboard)
             // Fail before taking over the terminal when the name is unknown.
             _ = try await context.knownHost(named: name)
             let name = self.name
             let viewer = TerminalViewer(
                 configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS,
-                                                   fullResolution: fullResolution),
+                                                   fullResolution: fullResolution, clipboard: clipboard),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
                 makeRenderer: Self.makeRenderer, logger: context.logger)
             let exit = await viewer.run()

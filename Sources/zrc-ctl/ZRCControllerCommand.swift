@@ -11,6 +11,6 @@ struct ZRCControllerCommand: AsyncParsableCommand {
             then check the connection with `zrc-ctl ping NAME`.
             """,
         version: ZRCVersion.current,
-        subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self,
+        subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self, ClipboardCommand.self,
                       IdentityCommand.self])
 }

@@ -9,6 +9,10 @@ public enum ViewerAction: Sendable, Equatable {
     /// The view changed (zoom, pan, reset): redraw.
     case viewChanged
     case toggleHelp
+    /// Put this text into the host's clipboard (a paste in a clipboard paste mode).
+    case setClipboard(String)
+    /// Something to tell the user on the status line for a moment.
+    case notice(String)
 }
 
 /// Turns terminal events into host input through the viewport, and handles the escape chord.
@@ -18,9 +22,10 @@ public enum ViewerAction: Sendable, Equatable {
 ///   release of a held button, which is never lost (clamped to the screen) so nothing stays pressed.
 /// - Keys: terminals report presses only, so each press becomes press + release, unless the
 ///   terminal reports releases itself (kitty keyboard protocol with event types).
-/// - Pasted text is typed as text, with Return and Tab keys for line breaks and tabs.
+/// - Pasted text is typed as text, with Return and Tab keys for line breaks and tabs, or goes
+///   through the host's clipboard (`pasteMode`, when the host shares its clipboard).
 /// - The escape chord is Ctrl+] followed by: `q` detach, `+`/`-` zoom, arrows pan, `0` whole
-///   screen, `?` help, Ctrl+] again to send Ctrl+] itself.
+///   screen, `p` paste mode, `?` help, Ctrl+] again to send Ctrl+] itself.
 public struct ViewerInputMapper: Sendable {
     public var viewport: Viewport
     /// Terminal pixels per cell, and where the drawing area starts (0-based cell column and row).
@@ -31,6 +36,11 @@ public struct ViewerInputMapper: Sendable {
     public var reportsPixels = false
     public var reportsKeyReleases = false
     public var viewOnly = false
+    /// What a paste does; the clipboard modes only while `clipboardAvailable`.
+    public private(set) var pasteMode = PasteMode.type
+    /// The host shares its clipboard with this session (its hello said so, and this viewer
+    /// was not started with --no-clipboard).
+    public var clipboardAvailable = false
     private var chordPending = false
     private var heldButtons: Set<Int> = []
 
@@ -49,7 +59,7 @@ public struct ViewerInputMapper: Sendable {
         case .mouse(let report):
             return viewOnly ? [] : mouse(report)
         case .paste(let text):
-            return viewOnly ? [] : [.send(Self.typing(text))]
+            return viewOnly ? [] : paste(text)
         case .focus, .reply:
             return []
         }
@@ -128,11 +138,26 @@ public struct ViewerInputMapper: Sendable {
         case TerminalKeysym.up: viewport.pan(byLocal: 0, -step)
         case TerminalKeysym.down: viewport.pan(byLocal: 0, step)
         case UInt32(ascii: "?"), UInt32(ascii: "h"): return [.toggleHelp]
+        case UInt32(ascii: "p"), UInt32(ascii: "P"):
+            guard clipboardAvailable else { return [.notice("the host shares no clipboard with this session: paste types the text")] }
+            pasteMode = pasteMode.next
+            return [.notice(pasteMode.description)]
         case Self.chordKeysym where modifiers == .control:
             return viewOnly ? [] : [.send(keyEvents(keysym, modifiers: modifiers, action: .press))]
         default: return []
         }
         return [.viewChanged]
+    }
+
+    private func paste(_ text: String) -> [ViewerAction] {
+        let mode = clipboardAvailable ? pasteMode : .type
+        switch mode {
+        case .type: return [.send(Self.typing(text))]
+        case .setClipboard: return [.setClipboard(TerminalClipboard.clipboardText(fromPaste: text))]
+        case .paste:
+            return [.setClipboard(TerminalClipboard.clipboardText(fromPaste: text)),
+                    .send(keyEvents(UInt32(ascii: "v"), modifiers: .control, action: .press))]
+        }
     }
 
     /// Text as the host can type it: printable runs as text, line breaks and tabs as keys,

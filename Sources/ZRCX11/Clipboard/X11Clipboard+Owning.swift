@@ -113,7 +113,6 @@ extension X11Clipboard {
         if transfer.finished {
             // The requestor took the empty part: done. Stop hearing about its window.
             transfers[key] = nil
-            incrementalSends += 1
             if !transfers.keys.contains(where: { $0.requestor == requestor }) {
                 var none = [UInt32(0)]
                 xcb_change_window_attributes(raw, requestor, UInt32(XCB_CW_EVENT_MASK.rawValue), &none)
@@ -127,6 +126,7 @@ extension X11Clipboard {
         }
         // An empty part (offset at the end) is the terminator.
         transfer.finished = transfer.offset == transfer.data.count
+        if transfer.finished { incrementalSends += 1 }
         transfer.offset = end
         transfer.since = nowMicros
         transfers[key] = transfer

@@ -38,11 +38,13 @@ extension X11Clipboard {
             }
             return
         }
-        let isLatin1 = target == atoms.string
         switch fetch(property: notify.property, selection: selection) {
         case .failure(let reason):
             finish(selection, .readFailed(selection, reason: reason.reason), into: &results)
         case .success(let (type, bytes)):
+            // The property's type says the encoding, whatever was asked for: owners such as
+            // xclip -target STRING answer a UTF8_STRING request with Latin-1 typed STRING.
+            let isLatin1 = type == atoms.string || (type == atoms.incr && target == atoms.string)
             if type == atoms.incr {
                 // The value is a lower bound on the size; deleting the property (done by fetch)
                 // tells the owner to send the first part.
@@ -66,7 +68,8 @@ extension X11Clipboard {
         switch fetch(property: property, selection: selection) {
         case .failure(let reason):
             finish(selection, .readFailed(selection, reason: reason.reason), into: &results)
-        case .success(let (_, bytes)):
+        case .success(let (type, bytes)):
+            let isLatin1 = isLatin1 || type == atoms.string
             if bytes.isEmpty {
                 noteIncrementalRead()
                 finish(selection, .readFinished(selection, text: isLatin1 ? Self.utf8(latin1: received) : received, incremental: true),

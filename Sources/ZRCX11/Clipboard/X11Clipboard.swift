@@ -56,7 +56,7 @@ public final class X11Clipboard {
     /// INCR transfers to requestors, by (requestor window, property).
     var transfers: [TransferKey: OutgoingTransfer] = [:]
 
-    /// Reads and transfers completed with INCR, in parts (for tests and diagnostics).
+    /// Reads completed with INCR, and INCR sends whose last part went out (tests, diagnostics).
     public private(set) var incrementalReads = 0
     public internal(set) var incrementalSends = 0
 

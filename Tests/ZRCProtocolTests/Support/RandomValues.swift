@@ -151,6 +151,12 @@ enum RandomValues {
                 quality: UInt8.random(in: 0...100, using: &rng))
         case .linkStats:
             .linkStats(LinkStats(deliveryRate: int(&rng), roundTripMicros: int(&rng), queueMicros: int(&rng), inFlightBytes: int(&rng)))
+        case .clipboard:
+            // Any bytes: whether text is UTF-8 is the receiver's check, not the wire's.
+            .clipboard(ClipboardContent(selection: ClipboardSelection.allCases.randomElement(using: &rng)!,
+                                        mimeType: Bool.random(using: &rng) ? ClipboardContent.utf8Text : String(string(&rng).utf8.prefix(200))!,
+                                        data: bytes(in: 0...(Bool.random(using: &rng) ? 64 : 70_000), &rng)))
+        case .clipboardRequest: .clipboardRequest(ClipboardSelection.allCases.randomElement(using: &rng)!)
         }
     }
 }

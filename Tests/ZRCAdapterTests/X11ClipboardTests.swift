@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+import Testing
+import ZRCTestSupport
+import ZRCX11
+import ZRCXTestSupport
+
+/// The selections against real X clients that own and read them (xclip, xsel), each test on a
+/// private Xvfb: reading another client's text (small, INCR, Latin-1), owning text that xclip
+/// reads (small and INCR), and noticing changes of owner.
+@Suite struct X11ClipboardTests {
+    static let limit = 1 << 20
+
+    /// Text that is not ASCII, so encodings show.
+    static func sample(bytes count: Int) -> String {
+        let line = "zrc clipboard ✓ grüße 日本語 — 0123456789\n"
+        return String(String(repeating: line, count: count / line.utf8.count + 1).utf8.prefix(count))!
+    }
+
+    struct Fixture {
+        let server: PrivateXServer
+        let directory: URL
+
+        init() throws {
+            server = try PrivateXServer(["-screen", "0", "320x200x24"])
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-clip-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+
+        func file(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            return url.path
+        }
+
+        /// Runs a shell command against the private display; xclip and xsel fork to keep owning a
+        /// selection, so their output goes to files, never to a pipe the test would wait on.
+        func shell(_ command: String) async throws -> (status: Int32, text: String) {
+            try await Self.shell(command, display: server.display)
+        }
+
+        static func shell(_ command: String, display: String) async throws -> (status: Int32, text: String) {
+            try await XTool.output("sh", ["-c", command], display: display)
+        }
+
+        /// Starts an X client that takes a selection and stays in the background to serve it
+        /// (xclip, xsel fork). Started without any of this process's descriptors: a daemon
+        /// holding another test's output pipe would keep that test waiting for its end.
+        /// `input`: a file for its standard input.
+        func startOwner(_ command: [String], input: String? = nil) async throws {
+            let launcher = "import subprocess, sys; sys.exit(subprocess.Popen(sys.argv[2:], stdin=open(sys.argv[1] or '/dev/null', 'rb'), "
+                + "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).wait())"
+            let result = try await XTool.output("python3", ["-c", launcher, input ?? ""] + command, display: server.display)
+            try #require(result.status == 0, "\(command.joined(separator: " ")) failed: \(result.text)")
+        }
+
+        func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Handles the clipboard's events until one matches, 20 s at most.
+    static func drive(_ clipboard: X11Clipboard, until match: (X11Clipboard.Event) -> Bool) async throws -> X11Clipboard.Event {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            for event in try clipboard.processEvents(nowMicros: Self.micros()) where match(event) { return event }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(Bool(false), "no matching clipboard event within 20 s")
+        throw CancellationError()
+    }
+
+    /// Keeps answering X requests (as the owner does) while `work` runs.
+    static func serving<T: Sendable>(_ clipboard: X11Clipboard, while work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let done = Mutex(false)
+        let task = Task {
+            defer { done.withLock { $0 = true } }
+            return try await work()
+        }
+        while !done.withLock({ $0 }) {
+            _ = try clipboard.processEvents(nowMicros: micros())
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return try await task.value
+    }
+
+    /// A monotonic clock in microseconds, as the clipboard's timeouts take it.
+    static func micros() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1000 }
+
+    @Test(arguments: [(100, false), (600_000, true)])
+    func readsTextAnotherClientOwns(size: Int, incremental: Bool) async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit)
+        let text = Self.sample(bytes: size)
+        let path = try fixture.file("in.txt", Array(text.utf8))
+        // xsel hands text over 4000-odd bytes out in INCR parts; xclip for small text.
+        if incremental {
+            try await fixture.startOwner(["xsel", "--clipboard", "--input"], input: path)
+        } else {
+            try await fixture.startOwner(["xclip", "-selection", "clipboard", "-i", path])
+        }
+        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
+        clipboard.read(.clipboard, nowMicros: Self.micros())
+        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        guard case .readFinished(.clipboard, let bytes, let wasIncremental) = event else {
+            try #require(Bool(false), "read failed: \(event)")
+            return
+        }
+        #expect(bytes == Array(text.utf8), "\(bytes.count) bytes read, \(text.utf8.count) owned")
+        #expect(wasIncremental == incremental)
+    }
+
+    @Test func readsLatin1FromAnOwnerWithoutUTF8() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit)
+        let path = try fixture.file("latin1.txt", [0x63, 0x61, 0x66, 0xE9])  // "café" in ISO 8859-1
+        try await fixture.startOwner(["xclip", "-selection", "clipboard", "-target", "STRING", "-i", path])
+        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
+        clipboard.read(.clipboard, nowMicros: Self.micros())
+        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        #expect(event == .readFinished(.clipboard, text: Array("café".utf8), incremental: false))
+    }
+
+    @Test func aReadOverTheLimitFailsWithoutTakingIt() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: 50_000)
+        let path = try fixture.file("big.txt", Array(Self.sample(bytes: 200_000).utf8))
+        try await fixture.startOwner(["xsel", "--clipboard", "--input"], input: path)
+        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
+        clipboard.read(.clipboard, nowMicros: Self.micros())
+        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        guard case .readFailed(.clipboard, let reason) = event else {
+            try #require(Bool(false), "expected a refusal, got \(event)")
+            return
+        }
+        #expect(reason.contains("50000"), "\(reason)")
+    }
+
+    @Test(arguments: [100, 600_000])
+    func ownedTextIsWhatOtherClientsPaste(size: Int) async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit)
+        let text = Self.sample(bytes: size)
+        try clipboard.own(.clipboard, text: Array(text.utf8))
+        #expect(clipboard.owns(.clipboard))
+        let out = fixture.directory.appendingPathComponent("out.txt").path
+        let read = try await Self.serving(clipboard) { [display = fixture.server.display] in
+            try await Fixture.shell("timeout 20 xclip -selection clipboard -o > '\(out)'", display: display)
+        }
+        #expect(read.status == 0, "\(read.text)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(text.utf8))
+        #expect(clipboard.incrementalSends == (size > clipboard.chunkBytes ? 1 : 0), "INCR only beyond one part")
+
+        // TARGETS lists the text types; STRING gets Latin-1 (what it cannot hold as `?`).
+        let targets = try await Self.serving(clipboard) { [display = fixture.server.display] in
+            try await Fixture.shell("timeout 20 xclip -selection clipboard -o -target TARGETS", display: display)
+        }
+        #expect(targets.text.contains("UTF8_STRING") && targets.text.contains("STRING"), "\(targets.text)")
+
+        // Another client taking the selection ends this client's ownership.
+        let other = try fixture.file("other.txt", Array("other".utf8))
+        try await fixture.startOwner(["xclip", "-selection", "clipboard", "-i", other])
+        _ = try await Self.drive(clipboard) { $0 == .ownershipLost(.clipboard) }
+        #expect(!clipboard.owns(.clipboard))
+    }
+
+    @Test func ownedLatin1IsServedAsString() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit)
+        try clipboard.own(.clipboard, text: Array("café ✓".utf8))
+        let out = fixture.directory.appendingPathComponent("out.bin").path
+        let read = try await Self.serving(clipboard) { [display = fixture.server.display] in
+            try await Fixture.shell("timeout 20 xclip -selection clipboard -target STRING -o > '\(out)'", display: display)
+        }
+        #expect(read.status == 0, "\(read.text)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data([0x63, 0x61, 0x66, 0xE9, 0x20, 0x3F]))
+    }
+
+    @Test func textOverTheLimitIsNotOwned() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: 1000)
+        let error = #expect(throws: X11Error.self) { try clipboard.own(.clipboard, text: [UInt8](repeating: 0x41, count: 1001)) }
+        #expect(error?.kind == .invalidInput)
+        #expect(!clipboard.owns(.clipboard))
+    }
+}
