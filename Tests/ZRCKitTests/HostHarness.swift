@@ -25,7 +25,7 @@ final class HostHarness: Sendable {
     /// tests pass a short one to see stalled handshakes closed.
     init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(10),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
-         reach: HostReach? = nil) throws {
+         reach: HostReach? = nil, clipboard: ClipboardSharing? = nil) throws {
         let crypto = try SodiumCrypto()
         self.crypto = crypto
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
@@ -41,7 +41,7 @@ final class HostHarness: Sendable {
             controlSocket: directory.appendingPathComponent("run/host.sock"), admission: admission,
             randomSecret: { crypto.randomSecret(count: $0) },
             unixMicros: { UInt64(Int64(Date().timeIntervalSince1970 * 1_000_000) + offset.seconds * 1_000_000) }, sharing: sharing,
-            policy: policy, reach: reach)
+            clipboard: clipboard, policy: policy, reach: reach)
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)

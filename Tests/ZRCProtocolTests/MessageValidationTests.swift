@@ -73,6 +73,14 @@ import Testing
         ("string length beyond bytes", [0x08, 0x00, 0x05, 0x61], .truncated),
         ("invalid UTF-8 name", [0x09, 0x00, 0x02, 0xC0, 0xAF], .invalidUTF8),
         ("ping with extra byte", [0x02] + [UInt8](repeating: 0, count: 17), .trailingBytes),
+        // Clipboard: the announced length is checked against 1 MiB before anything is copied.
+        ("clipboard over 1 MiB", [0x40, 0, 0] + be32(UInt32(WireLimits.maxClipboardBytes + 1)) + [0x61], .lengthTooLarge),
+        ("clipboard length 0xFFFFFFFF", [0x40, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF], .lengthTooLarge),
+        ("clipboard length beyond bytes", [0x40, 0, 0] + be32(5) + [0x61], .truncated),
+        ("clipboard selection 2", [0x40, 2, 0] + be32(0), .invalidValue),
+        ("clipboard mime type not UTF-8", [0x40, 0, 1, 0xFF] + be32(0), .invalidUTF8),
+        ("clipboard request for selection 9", [0x41, 9], .invalidValue),
+        ("clipboard request with extra byte", [0x41, 0, 0], .trailingBytes),
     ]
 
     @Test(arguments: cases)
@@ -92,6 +100,18 @@ import Testing
             try ZRCMessage.decode(Self.frame([0, 99, 0, 0, 0, 2, 0, 1] + Self.solid))
         }
         #expect(error?.message == "frameUpdate message: rects[0] (2x1 at 99,0) extends beyond the 100x50 screen")
+    }
+
+    /// The limit itself is accepted, and bytes that are not UTF-8 pass the wire: refusing them is
+    /// the receiver's call (a notice, the session goes on).
+    @Test func clipboardAtTheLimitAndNotUTF8Decodes() throws {
+        let full = ZRCMessage.clipboard(ClipboardContent(selection: .primary, mimeType: ClipboardContent.utf8Text,
+                                                         data: [UInt8](repeating: 0x61, count: WireLimits.maxClipboardBytes)))
+        #expect(try ZRCMessage.decode(full.encode()) == full)
+        let latin1 = ZRCMessage.clipboard(ClipboardContent(selection: .clipboard, mimeType: ClipboardContent.utf8Text, data: [0x63, 0xE9]))
+        guard case .clipboard(let content) = try ZRCMessage.decode(latin1.encode()) else { Issue.record("not clipboard"); return }
+        #expect(content.text == nil && content.data == [0x63, 0xE9])
+        #expect(WireLimits.maxControllerMessageLength >= full.encode().count, "a controller can send a full clipboard")
     }
 
     @Test func rectTouchingTheEdgesIsValid() throws {

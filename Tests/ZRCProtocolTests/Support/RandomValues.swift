@@ -154,7 +154,7 @@ enum RandomValues {
         case .clipboard:
             // Any bytes: whether text is UTF-8 is the receiver's check, not the wire's.
             .clipboard(ClipboardContent(selection: ClipboardSelection.allCases.randomElement(using: &rng)!,
-                                        mimeType: Bool.random(using: &rng) ? ClipboardContent.utf8Text : String(string(&rng).utf8.prefix(200))!,
+                                        mimeType: Bool.random(using: &rng) ? ClipboardContent.utf8Text : string(&rng, maxBytes: 200),
                                         data: bytes(in: 0...(Bool.random(using: &rng) ? 64 : 70_000), &rng)))
         case .clipboardRequest: .clipboardRequest(ClipboardSelection.allCases.randomElement(using: &rng)!)
         }
