@@ -43,15 +43,9 @@ import ZRCXTestSupport
             try await XTool.output("sh", ["-c", command], display: display)
         }
 
-        /// Starts an X client that takes a selection and stays in the background to serve it
-        /// (xclip, xsel fork). Started without any of this process's descriptors: a daemon
-        /// holding another test's output pipe would keep that test waiting for its end.
-        /// `input`: a file for its standard input.
+        /// Starts an X client that takes a selection and stays to serve it (see `XTool.startDaemon`).
         func startOwner(_ command: [String], input: String? = nil) async throws {
-            let launcher = "import subprocess, sys; sys.exit(subprocess.Popen(sys.argv[2:], stdin=open(sys.argv[1] or '/dev/null', 'rb'), "
-                + "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).wait())"
-            let result = try await XTool.output("python3", ["-c", launcher, input ?? ""] + command, display: server.display)
-            try #require(result.status == 0, "\(command.joined(separator: " ")) failed: \(result.text)")
+            try await XTool.startDaemon(command, input: input, display: server.display)
         }
 
         func cleanUp() { try? FileManager.default.removeItem(at: directory) }

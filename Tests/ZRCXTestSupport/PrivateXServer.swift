@@ -64,6 +64,17 @@ public enum XTool {
                      "\(tool) \(arguments.joined(separator: " ")) exited with \(status): \(text) (Tools/install-deps.sh installs it)")
     }
 
+    /// Starts an X client that forks into the background to keep serving (xclip and xsel owning a
+    /// selection), with `input` (a file) as its standard input. It gets none of this process's
+    /// descriptors: a daemon holding another test's output pipe would keep that test waiting
+    /// for its end. It ends with its X server.
+    public static func startDaemon(_ command: [String], input: String? = nil, display: String) async throws {
+        let launcher = "import subprocess, sys; sys.exit(subprocess.Popen(sys.argv[2:], stdin=open(sys.argv[1] or '/dev/null', 'rb'), "
+            + "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).wait())"
+        let result = try await output("python3", ["-c", launcher, input ?? ""] + command, display: display)
+        try #require(result.status == 0, "\(command.joined(separator: " ")) failed: \(result.text)")
+    }
+
     /// Runs `tool` and returns its exit status and output, whatever they are (for polling).
     public static func output(_ tool: String, _ arguments: [String], display: String? = nil) async throws -> (status: Int32, text: String) {
         try await withCheckedThrowingContinuation { continuation in
