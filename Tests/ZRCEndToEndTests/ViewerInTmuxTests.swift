@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCXTestSupport
 
 /// `zrc-ctl view` in a real terminal (tmux) with the symbols renderer: the picture, reconnecting,
 /// and the terminal handed back as it was on every way out.
@@ -79,6 +80,45 @@ extension ViewerInRealTerminals {
         let message = files.read(files.log)
         #expect(message.contains("not the one pinned") && message.contains("zrc-ctl forget desk"), "\(message)")
         try await Self.expectRestored(tmux, files)
+        await rig.close()
+    }
+
+    /// The clipboard through a real terminal: what an application on the host copies reaches
+    /// tmux's clipboard as OSC 52 (`set-clipboard on`), and a bracketed paste in the clipboard
+    /// paste mode (Ctrl+] p) reaches the host's clipboard, where xclip reads it.
+    @Test func copiesReachTheTerminalAndPastesTheHostsClipboard() async throws {
+        let rig = try await ViewerRig()
+        let tmux = Tmux(tag: rig.env.tag, environment: try rig.env.environment(for: "controller"))
+        defer { tmux.kill() }
+        let files = rig.files("tmux-clipboard")
+        try tmux.start(rig.viewCommand(["--renderer", "symbols"], files: files), columns: Self.columns, rows: Self.rows)
+        try tmux.run(["set-option", "-g", "set-clipboard", "on"])
+        #expect(await Wait.until(.seconds(30)) { Self.patternProblem(tmux) == nil ? true : nil } == true, "\(files.read(files.log))")
+
+        let copied = "copied on the host ✓ \(rig.env.tag)"
+        let source = rig.env.root.appendingPathComponent("copied.txt")
+        try Data(copied.utf8).write(to: source)
+        try await XTool.startDaemon(["xclip", "-selection", "clipboard", "-i", source.path], display: rig.display.display)
+        let buffer = await Wait.until(.seconds(30)) { (try? tmux.run(["show-buffer"])).flatMap { $0 == copied ? $0 : nil } }
+        #expect(buffer == copied, "tmux's clipboard: \((try? tmux.run(["show-buffer"])) ?? "none") — \(files.read(files.log))")
+        #expect(await Wait.until(.seconds(10)) { Self.statusLine(tmux).contains("copied") ? true : nil } == true, "\(Self.statusLine(tmux))")
+
+        // Type → paste (clipboard + Ctrl+V) → clipboard only.
+        try tmux.sendKeys(["C-]", "p"])
+        try tmux.sendKeys(["C-]", "p"])
+        #expect(await Wait.until(.seconds(10)) { Self.statusLine(tmux).contains("clipboard only") ? true : nil } == true,
+                "\(Self.statusLine(tmux))")
+        let pasted = "pasted in the terminal\nsecond line"
+        try tmux.run(["set-buffer", "-b", "zrc", pasted])
+        try tmux.run(["paste-buffer", "-p", "-b", "zrc", "-t", "main"])
+        let onHost = await Wait.until(.seconds(30)) { () -> String? in
+            let text = try? PrivateDisplay.run("/usr/bin/timeout", ["10", "xclip", "-selection", "clipboard", "-o"], display: rig.display.display)
+            return text == pasted ? text : nil
+        }
+        #expect(onHost == pasted, "the host's clipboard after the paste — \(files.read(files.log))")
+
+        try tmux.sendKeys(["C-]", "q"])
+        #expect(await files.exitStatus(within: .seconds(15)) == 0, "\(files.read(files.log))")
         await rig.close()
     }
 
