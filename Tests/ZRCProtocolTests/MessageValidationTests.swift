@@ -114,6 +114,14 @@ import Testing
         #expect(WireLimits.maxControllerMessageLength >= full.encode().count, "a controller can send a full clipboard")
     }
 
+    /// The example in Schemas/wire-protocol.md, byte for byte.
+    @Test func theSpecsClipboardExample() throws {
+        let bytes: [UInt8] = [0x40, 0x00, 0x18] + Array("text/plain;charset=utf-8".utf8) + [0, 0, 0, 2, 0x68, 0x69]
+        #expect(try ZRCMessage.decode(bytes) == .clipboard(.text("hi")))
+        #expect(ZRCMessage.clipboard(.text("hi")).encode() == bytes)
+        #expect(ZRCMessage.clipboardRequest(.primary).encode() == [0x41, 0x01])
+    }
+
     @Test func rectTouchingTheEdgesIsValid() throws {
         let bytes = Self.frame([0, 98, 0, 49, 0, 2, 0, 1] + Self.solid)
         guard case .frameUpdate(let update) = try ZRCMessage.decode(bytes) else { Issue.record("not a frame"); return }
