@@ -16,10 +16,11 @@ BUILD_PACKAGES=(
   libnetfilter-queue-dev
   libnice-dev libavahi-client-dev libavahi-glib-dev libmosquitto-dev
 )
-# Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as
-# something to look at and click in the demo), and a keyring for identity keys.
+# Run: a virtual X display for hosts without one (with an xterm, a clock and eyes on it as something
+# to look at and click in the demo; openbox as the window manager of `zrc-host serve --virtual`),
+# and a keyring for identity keys.
 RUN_PACKAGES=(
-  xvfb xauth x11-utils x11-xserver-utils x11-apps xterm xdotool
+  xvfb xauth x11-utils x11-xserver-utils x11-apps xterm xdotool openbox
   dbus dbus-x11 gnome-keyring libsecret-tools
 )
 # Reach across NATs in the tests and the benchmark: a TURN/STUN server, an MQTT broker for the

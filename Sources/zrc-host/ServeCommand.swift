@@ -6,7 +6,9 @@ import ZRCHostX11
 import ZRCMemory
 import ZRCNetworking
 import ZRCProtocol
+import ZRCSodium
 import ZRCStorage
+import ZRCX11
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,6 +39,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Share no clipboard with controllers (host.json: \"clipboard\": false).")
     var noClipboard = false
 
+    @Flag(help: "Share a desktop of the host's own: a private Xvfb with ~/.xsession, or openbox and an xterm, in it; stopped with the host. For machines without a screen.")
+    var virtual = false
+
+    @Option(help: "The virtual desktop's size, WIDTHxHEIGHT (default 1920x1080; with --virtual).")
+    var size: String?
+
+    static let defaultVirtualSize = (width: 1920, height: 1080)
+
+    /// `--size` as width and height: each 64…8192, the area within the protocol's screen limit.
+    static func parseSize(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              (64...8192).contains(width), (64...8192).contains(height), width * height <= WireLimits.maxScreenPixels else { return nil }
+        return (width, height)
+    }
+
     func validate() throws {
         if let listen, HostPort(parsing: listen, allowingAnyPort: true) == nil {
             throw ValidationError("--listen `\(listen)` is not host:port (IPv6 as [addr]:port)")
@@ -46,6 +64,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         for address in advertise where HostPort(parsing: address, defaultPort: HostPort.defaultPort) == nil {
             throw ValidationError("--advertise `\(address)` is not an address")
+        }
+        if virtual, display != nil { throw ValidationError("--virtual starts a display of its own; leave out --display") }
+        if let size {
+            guard virtual else { throw ValidationError("--size is the size of the --virtual desktop; add --virtual") }
+            guard Self.parseSize(size) != nil else {
+                throw ValidationError("--size `\(size)` is not WIDTHxHEIGHT with sides 64…8192, e.g. 1920x1080")
+            }
         }
     }
 
@@ -57,55 +82,82 @@ struct ServeCommand: AsyncParsableCommand {
             guard let listenAddress = HostPort(parsing: listen ?? context.config.listen, allowingAnyPort: true) else {
                 throw CommandError(.storage, "\(context.paths.hostConfigFile.path): field `listen` is not host:port")
             }
-            let config = context.config
-            let sharing = try screenSharing(context)
-            let clipboard = try clipboardSharing(context, sharesScreen: sharing != nil)
-            await clipboard?.bridge.start()
-            let serverConfiguration = HostServerConfiguration(
-                listen: listenAddress, hostName: hostName ?? context.hostName,
-                advertisedAddresses: advertise,
-                inviteLifetimeSeconds: config.inviteLifetimeSeconds,
-                handshakeTimeout: .seconds(config.handshakeTimeoutSeconds),
-                timings: ConnectionTimings(keepaliveInterval: .seconds(config.keepaliveIntervalSeconds),
-                                           deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
-                controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
-                maximumClockSkew: .seconds(config.maxClockSkewSeconds),
-                randomSecret: { crypto.randomSecret(count: $0) },
-                sharing: sharing, clipboard: clipboard?.sharing, policy: policy,
-                reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
-            let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
-                                    controllers: context.controllers, logger: context.logger)
-            let serving = Task {
-                try await server.run { address in
-                    Console.line("zrc-host: serving \(serverConfiguration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
-                    Console.line("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
-                }
+            let desktop = try await virtualDesktop(context)
+            do {
+                try await serve(context, identity: identity, crypto: crypto, listenAddress: listenAddress,
+                                displayName: desktop?.displayName ?? display ?? ProcessInfo.processInfo.environment["DISPLAY"])
+            } catch {
+                await desktop?.stop()
+                throw error
             }
-            let signals = CommandRunner.onTerminationSignal { number in
-                context.logger.notice("signal \(number): shutting down")
-                Task {
-                    await server.shutdown()
-                    try? await Task.sleep(for: .milliseconds(200))
-                    serving.cancel()
-                }
+            await desktop?.stop()
+        }
+    }
+
+    /// The virtual desktop, when asked for; this process then connects to it with its cookie.
+    private func virtualDesktop(_ context: HostContext) async throws(CommandError) -> VirtualDesktop? {
+        guard virtual else { return nil }
+        let (width, height) = size.flatMap(Self.parseSize) ?? Self.defaultVirtualSize
+        var generator = SystemRandomNumberGenerator()  // getrandom(2): fit for a secret cookie
+        let desktop = try await VirtualDesktop(width: width, height: height,
+                                               runtime: context.paths.hostControlSocket(keyID: context.keyID).deletingLastPathComponent(),
+                                               random: { count in (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) } },
+                                               windowManagerReady: { name in (try? X11Connection(displayName: name).windowManagerIsRunning()) ?? false },
+                                               logger: context.logger)
+        Console.line("zrc-host: virtual desktop \(desktop.displayName) (\(width)x\(height)) running \(desktop.sessionDescription); "
+            + "run programs on it with DISPLAY=\(desktop.displayName) XAUTHORITY=\(desktop.authorityFile.path)")
+        return desktop
+    }
+
+    private func serve(_ context: HostContext, identity: NoiseKeyPair, crypto: SodiumCrypto, listenAddress: HostPort,
+                       displayName: String?) async throws {
+        let config = context.config
+        let sharing = try screenSharing(context, displayName: displayName)
+        let clipboard = try clipboardSharing(context, displayName: displayName, sharesScreen: sharing != nil)
+        await clipboard?.bridge.start()
+        let serverConfiguration = HostServerConfiguration(
+            listen: listenAddress, hostName: hostName ?? context.hostName,
+            advertisedAddresses: advertise,
+            inviteLifetimeSeconds: config.inviteLifetimeSeconds,
+            handshakeTimeout: .seconds(config.handshakeTimeoutSeconds),
+            timings: ConnectionTimings(keepaliveInterval: .seconds(config.keepaliveIntervalSeconds),
+                                       deadPeerTimeout: .seconds(config.deadPeerTimeoutSeconds)),
+            controlSocket: context.paths.hostControlSocket(keyID: context.keyID),
+            maximumClockSkew: .seconds(config.maxClockSkewSeconds),
+            randomSecret: { crypto.randomSecret(count: $0) },
+            sharing: sharing, clipboard: clipboard?.sharing, policy: policy,
+            reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
+        let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
+                                controllers: context.controllers, logger: context.logger)
+        let serving = Task {
+            try await server.run { address in
+                Console.line("zrc-host: serving \(serverConfiguration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
+                Console.line("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
             }
-            defer { signals.forEach { $0.cancel() } }
-            let served = await serving.result
-            await clipboard?.bridge.stop()
-            switch served {
-            case .success, .failure(is CancellationError): return
-            case .failure(let error):
-                if Task.isCancelled || serving.isCancelled { return }
-                throw CommandError(.failure, "cannot serve on \(listenAddress): \(error)")
+        }
+        let signals = CommandRunner.onTerminationSignal { number in
+            context.logger.notice("signal \(number): shutting down")
+            Task {
+                await server.shutdown()
+                try? await Task.sleep(for: .milliseconds(200))
+                serving.cancel()
             }
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let served = await serving.result
+        await clipboard?.bridge.stop()
+        switch served {
+        case .success, .failure(is CancellationError): return
+        case .failure(let error):
+            if Task.isCancelled || serving.isCancelled { return }
+            throw CommandError(.failure, "cannot serve on \(listenAddress): \(error)")
         }
     }
 
     /// The display's clipboard, unless turned off (or there is no display).
-    private func clipboardSharing(_ context: HostContext, sharesScreen: Bool) throws(CommandError)
+    private func clipboardSharing(_ context: HostContext, displayName name: String?, sharesScreen: Bool) throws(CommandError)
         -> (bridge: X11ClipboardBridge, sharing: ClipboardSharing)? {
         guard sharesScreen, !noClipboard, context.config.clipboard else { return nil }
-        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"]
         let selections: Set<ClipboardSelection> = context.config.clipboardPrimary ? [.clipboard, .primary] : [.clipboard]
         do {
             let bridge = try X11ClipboardBridge(displayName: name, selections: selections, logger: context.logger)
@@ -116,8 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The X display's screen, or nil (with a notice) when no display is given at all.
-    private func screenSharing(_ context: HostContext) throws(CommandError) -> ScreenSharing? {
-        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"]
+    private func screenSharing(_ context: HostContext, displayName name: String?) throws(CommandError) -> ScreenSharing? {
         guard let name, !name.isEmpty else {
             context.logger.notice("no X display (--display or $DISPLAY): sharing no screen; pairing and pings still work")
             return nil

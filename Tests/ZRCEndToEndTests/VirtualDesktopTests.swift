@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// `zrc-host serve --virtual` on a machine without a display: its own Xvfb behind a cookie, a
+/// window manager and a terminal in it, shared like any screen, and all of it gone when the host
+/// stops.
+@Suite struct VirtualDesktopTests {
+    @Test func aHostWithoutADisplaySharesADesktopOfItsOwnAndRemovesIt() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
+        var environment = try env.environment(for: "host")
+        environment["DISPLAY"] = nil
+        environment["XAUTHORITY"] = nil
+        let host = try ZRCProcess(executable: env.binaries.appendingPathComponent("zrc-host"),
+                                  arguments: ["serve", "--virtual", "--size", "800x600", "--listen", "127.0.0.1:0", "--key-id", hostKey],
+                                  environment: environment)
+        var authority = "", display = ""
+        try await host.terminatingAfter {
+            try #require(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
+            let line = try #require(host.stdout.split(separator: "\n").first { $0.contains("virtual desktop") }.map(String.init))
+            display = try #require(line.firstMatch(of: /virtual desktop (:\d+) \(800x600\) running openbox and xterm/)?.1).description
+            authority = try #require(line.firstMatch(of: /XAUTHORITY=(\S+)/)?.1).description
+
+            // Only a client with the cookie gets in.
+            var outsider = ProcessInfo.processInfo.environment
+            outsider["XAUTHORITY"] = "/nonexistent"
+            let refused = try await Spawn.runOffPool(["xdpyinfo", "-display", display], environment: outsider)
+            #expect(refused.status != 0, "a client without the cookie connected")
+            var client = outsider
+            client["XAUTHORITY"] = authority
+            client["DISPLAY"] = display
+            let admitted = try await Spawn.runOffPool(["xdpyinfo", "-display", display], environment: client)
+            #expect(admitted.status == 0, "\(admitted.stderr)")
+            #expect(admitted.stdout.contains("dimensions:    800x600 pixels"), "\(admitted.stdout.prefix(400))")
+            // The session: a terminal with a window manager.
+            let terminal = await Wait.until(.seconds(30)) { () -> Bool? in
+                let search = try? Spawn.run(["xdotool", "search", "--onlyvisible", "--class", "xterm"], environment: client)
+                return search?.status == 0 ? true : nil
+            }
+            let search = try await Spawn.runOffPool(["xdotool", "search", "--class", "xterm"], environment: client)
+            #expect(terminal == true, "no xterm window on the virtual desktop: \(search)")
+            let manager = try await Spawn.runOffPool(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], environment: client)
+            #expect(manager.stdout.contains("window id"), "no window manager: \(manager.stdout) \(manager.stderr)")
+
+            // Shared like any screen.
+            let invite = try await env.invite(keyID: hostKey)
+            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "cloud", "--key-id", controllerKey], role: "controller")
+            try #require(pair.status == 0, "\(pair.stderr)")
+            let file = env.root.appendingPathComponent("virtual.png").path
+            let shot = try await env.run("zrc-ctl", ["screenshot", "cloud", file, "--key-id", controllerKey], role: "controller")
+            #expect(shot.status == 0, "\(shot.stderr)")
+            #expect(shot.stdout.contains("800x600"), "\(shot.stdout)")
+        }
+        // Everything it started is gone, with its cookie.
+        let socket = "/tmp/.X11-unix/X\(display.dropFirst())"
+        let gone = await Wait.until(.seconds(20)) { FileManager.default.fileExists(atPath: socket) ? nil : true }
+        #expect(gone == true, "\(socket) is still there after the host stopped")
+        #expect(!FileManager.default.fileExists(atPath: authority), "the X authority file outlived the host")
+        let left = try await Spawn.runOffPool(["pgrep", "-f", "-a", authority], environment: ProcessInfo.processInfo.environment)
+        #expect(left.stdout.isEmpty, "still running: \(left.stdout)")
+    }
+
+    @Test(arguments: [["--virtual", "--size", "10x10"], ["--virtual", "--size", "wide"], ["--size", "800x600"],
+                      ["--virtual", "--display", ":0"]])
+    func badVirtualOptionsAreUsageErrors(_ arguments: [String]) async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let result = try await env.run("zrc-host", ["serve"] + arguments + ["--listen", "127.0.0.1:0"], role: "host")
+        #expect(result.status == 64, "\(result.stderr)")
+    }
+}
