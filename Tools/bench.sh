@@ -4,7 +4,8 @@
 # real pipeline (`zrc-bench pipeline`: its own 1920x1080 Xvfb, a test client, a controller
 # process), the single-stage floors (`zrc-bench floors`), click-to-frame latency with the
 # terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), a
-# controller's pings and the host's memory under attack (`zrc-bench flood`), and, as root, the
+# controller's pings and the host's memory under attack (`zrc-bench flood`), PNG screenshot size
+# on a desktop (`zrc-bench screenshot`), and, as root, the
 # link profiles of the network laboratory (`zrc-bench links`) and reaching a host across NATs
 # (`zrc-bench reach`); arguments go to
 # zrc-bench instead, e.g. `Tools/bench.sh compare` (ZRC beside TigerVNC and x11vnc on every link
@@ -36,6 +37,8 @@ echo
 "$bench" latency --viewers 2
 echo
 "$bench" flood
+echo
+"$bench" screenshot
 echo
 # The link profiles need network namespaces, tc and iptables: root only.
 if [[ $(id -u) -eq 0 ]]; then

@@ -16,6 +16,7 @@ struct BenchCommand: AsyncParsableCommand {
             Build in release mode for real figures.
             """,
         subcommands: [PipelineCommand.self, LinksCommand.self, CompareCommand.self, LabCheckCommand.self, LinkControllerCommand.self, LatencyCommand.self, FloodCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self,
-                      ProbeCommand.self, FloodHostCommand.self, ReachCommand.self, ReachHostCommand.self, ReachControllerCommand.self],
+                      ProbeCommand.self, FloodHostCommand.self, ReachCommand.self, ReachHostCommand.self, ReachControllerCommand.self,
+                      ScreenshotSizeCommand.self],
         defaultSubcommand: PipelineCommand.self)
 }
