@@ -81,4 +81,47 @@ import ZRCViewer
         let tab: [InputEvent] = [.key(keysym: TerminalKeysym.tab, pressed: true, modifiers: []), .key(keysym: TerminalKeysym.tab, pressed: false, modifiers: [])]
         #expect(mapper.handle(.paste("héllo\r\nwörld\tok\u{1B}!")) == [.send([.text("héllo")] + returnKey + [.text("wörld")] + tab + [.text("ok!")])])
     }
+
+    static let chord: TerminalEvent = .key(keysym: ViewerInputMapper.chordKeysym, modifiers: .control, action: .press)
+    static let p: TerminalEvent = .key(keysym: UInt32(UInt8(ascii: "p")), modifiers: [], action: .press)
+
+    /// Ctrl+] p cycles type → paste → clipboard only → type, and each mode does what it says.
+    @Test func pasteModesGoThroughTheHostsClipboard() {
+        var mapper = Self.mapper()
+        mapper.clipboardAvailable = true
+        let ctrlV: [InputEvent] = [.key(keysym: 0x76, pressed: true, modifiers: .control), .key(keysym: 0x76, pressed: false, modifiers: .control)]
+        #expect(mapper.handle(.paste("a\r\nb")) == [.send([.text("a"), .key(keysym: TerminalKeysym.returnKey, pressed: true, modifiers: []),
+                                                              .key(keysym: TerminalKeysym.returnKey, pressed: false, modifiers: []), .text("b")])])
+        #expect(mapper.handle(Self.chord).isEmpty)
+        #expect(mapper.handle(Self.p) == [.notice(PasteMode.paste.description)])
+        #expect(mapper.handle(.paste("a\r\nb\rc")) == [.setClipboard("a\nb\nc"), .send(ctrlV)], "line ends as LF in a clipboard")
+        _ = mapper.handle(Self.chord)
+        #expect(mapper.handle(Self.p) == [.notice(PasteMode.setClipboard.description)])
+        #expect(mapper.handle(.paste("only")) == [.setClipboard("only")])
+        _ = mapper.handle(Self.chord)
+        #expect(mapper.handle(Self.p) == [.notice(PasteMode.type.description)])
+        #expect(mapper.pasteMode == .type)
+    }
+
+    @Test func withoutTheHostsClipboardPastesAreTyped() {
+        var mapper = Self.mapper()
+        _ = mapper.handle(Self.chord)
+        guard case .notice(let text) = mapper.handle(Self.p).first else {
+            Issue.record("no notice")
+            return
+        }
+        #expect(text.contains("shares no clipboard"))
+        #expect(mapper.pasteMode == .type)
+        mapper.viewOnly = true
+        mapper.clipboardAvailable = true
+        #expect(mapper.handle(.paste("x")).isEmpty, "a view-only viewer pastes nothing")
+    }
+
+    /// OSC 52 carries the text base64-encoded: nothing of it can act on the terminal.
+    @Test func copiesBecomeOSC52() throws {
+        let sequence = try #require(TerminalClipboard.osc52(.text("hi\u{1B}[2J")))
+        #expect(String(decoding: sequence, as: UTF8.self) == "\u{1B}]52;c;aGkbWzJK\u{1B}\\")
+        #expect(TerminalClipboard.osc52(.text("x", selection: .primary)).map { String(decoding: $0, as: UTF8.self) } == "\u{1B}]52;p;eA==\u{1B}\\")
+        #expect(TerminalClipboard.osc52(ClipboardContent(selection: .clipboard, mimeType: ClipboardContent.utf8Text, data: [0xFF])) == nil)
+    }
 }

@@ -41,6 +41,10 @@ import ZRCViewer
         #expect(status.line(width: 120).contains("connection lost; reconnecting in 4 s (attempt 2)"))
         status.state = .connected(viewOnly: true)
         #expect(status.line(width: 120).contains("view only"))
+        status.notice = "copied 12 bytes from the host's clipboard\u{1B}[2J"
+        let line = status.line(width: 160)
+        #expect(line.contains("view only │ copied 12 bytes from the host's clipboard"), "\(line)")
+        #expect(!line.unicodeScalars.contains { $0.value == 0x1B }, "notices are sanitized: they can carry a host's words")
     }
 
     @Test func peerWordsOnTheStatusLineCannotActOnTheTerminal() {
