@@ -9,50 +9,12 @@ import ZRCZlib
 /// PNG screenshots through zlib: exact (read back by an independent decoder, Python's zlib with
 /// PNG's unfiltering written out), and small on a real desktop.
 @Suite struct PNGScreenshotTests {
-    static let decoder = """
-        import struct, sys, zlib
-        data = open(sys.argv[1], 'rb').read()
-        assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
-        pos, idat = 8, b''
-        while pos < len(data):
-            length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-            body = data[pos + 8:pos + 8 + length]
-            assert zlib.crc32(kind + body) == struct.unpack('>I', data[pos + 8 + length:pos + 12 + length])[0]
-            if kind == b'IHDR': width, height = struct.unpack('>II', body[:8])
-            if kind == b'IDAT': idat += body
-            pos += 12 + length
-        raw = zlib.decompress(idat)
-        stride = width * 3
-        prev = bytearray(stride)
-        out = []
-        for y in range(height):
-            kind = raw[y * (stride + 1)]
-            row = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-            for i in range(stride):
-                a = row[i - 3] if i >= 3 else 0
-                b = prev[i]
-                c = prev[i - 3] if i >= 3 else 0
-                if kind == 1: row[i] = (row[i] + a) & 255
-                elif kind == 2: row[i] = (row[i] + b) & 255
-                elif kind == 3: row[i] = (row[i] + (a + b) // 2) & 255
-                elif kind == 4:
-                    p = a + b - c
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-                else: assert kind == 0, kind
-            prev = row
-            out.append(row.hex())
-        print('\\n'.join(out))
-        """
-
     /// Every pixel, as the independent decoder reads it: one hex line of RGB bytes per row.
     static func decoded(_ png: [UInt8]) async throws -> [String] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-png-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(png).write(to: file)
-        let result = try await XTool.output("python3", ["-c", decoder, file.path])
-        try #require(result.status == 0, "the PNG did not decode: \(result.text)")
-        return result.text.split(separator: "\n").map(String.init)
+        return try await IndependentPNGReader.read(file.path).rows
     }
 
     /// The screen once the terminal has drawn its text (thousands of dark pixels inside its

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCXTestSupport
 
 /// The real screen path: `zrc-host serve` captures a private Xvfb (MIT-SHM), sends solid tiles and
 /// JPEG rectangles, and `zrc-ctl screenshot` composes and saves them.
@@ -31,26 +32,20 @@ import Testing
             #expect(mode == 0o600)
 
             // Count colours with an independent PNG reader.
-            let summary = try PrivateDisplay.run("/usr/bin/python3", ["-c", """
-                import struct, sys, zlib
-                d = open(sys.argv[1], 'rb').read(); pos = 8; idat = b''
-                while pos < len(d):
-                    l, k = struct.unpack('>I4s', d[pos:pos + 8]); b = d[pos + 8:pos + 8 + l]
-                    if k == b'IHDR': w, h = struct.unpack('>II', b[:8])
-                    if k == b'IDAT': idat += b
-                    pos += 12 + l
-                raw = zlib.decompress(idat); s = 1 + w * 3; blue = red = 0
-                for y in range(h):
-                    for x in range(w):
-                        r, g, b = raw[y * s + 1 + x * 3:y * s + 4 + x * 3]
-                        if r < 24 and g < 24 and b > 231: blue += 1
-                        if r > 231 and g < 24 and b < 24: red += 1
-                print(w, h, blue * 100 // (w * h), red * 100 // (w * h))
-                """, file.path])
-            let numbers = summary.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            #expect(numbers.count == 4 && numbers[0] == 640 && numbers[1] == 480, "\(summary)")
-            #expect(numbers.count == 4 && numbers[2] >= 80, "mostly blue: \(summary)")
-            #expect(numbers.count == 4 && numbers[3] >= 3, "the red grid is there: \(summary)")
+            let png = try await IndependentPNGReader.read(file.path)
+            #expect(png.width == 640 && png.height == 480)
+            var blue = 0, red = 0
+            for row in png.rows {
+                for x in 0..<png.width {
+                    let rgb = IndependentPNGReader.pixel(row, x)
+                    let (r, g, b) = (rgb >> 16, rgb >> 8 & 0xFF, rgb & 0xFF)
+                    if r < 24 && g < 24 && b > 231 { blue += 1 }
+                    if r > 231 && g < 24 && b < 24 { red += 1 }
+                }
+            }
+            let pixels = png.width * png.height
+            #expect(blue * 100 / pixels >= 80, "mostly blue: \(blue) of \(pixels)")
+            #expect(red * 100 / pixels >= 3, "the red grid is there: \(red) of \(pixels)")
 
             // The capture segment is private while the host runs and gone once it has exited.
             let segments = SharedMemory.segments(createdBy: hostPID)
