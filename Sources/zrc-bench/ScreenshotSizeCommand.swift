@@ -54,5 +54,11 @@ struct ScreenshotSizeCommand: AsyncParsableCommand {
         print(String(format: "  PNG, zlib level %d, row filters     %9d bytes   %.1f× smaller (bar: 10×)", ZlibDeflate.defaultLevel,
                      png.count, Double(raw) / Double(png.count)))
         print("  encoding: \(times.summary)")
+        // The pipeline benchmark's picture: gradients with fine detail everywhere, far harder than
+        // a desktop (a photograph filling the screen), for the other end of the range.
+        let hard = Workload.picture(width: image.width, height: image.height)
+        let hardPNG = try PNGWriter.encode(hard) { bytes throws(ZlibError) in try ZlibDeflate.compress(bytes) }
+        print(String(format: "  a photo-like screen (the pipeline's picture): %d bytes, %.1f× smaller", hardPNG.count,
+                     Double(raw) / Double(hardPNG.count)))
     }
 }
