@@ -44,9 +44,9 @@ LAB_PACKAGES=(
 
 # Packaging (Tools/package.sh): dpkg-shlibdeps works out the packages' library dependencies, strip
 # drops the symbol tables; the package test installs the packages into a fresh Debian made with
-# debootstrap.
+# debootstrap, and systemd-analyze checks the service units.
 PACKAGING_PACKAGES=(
-  dpkg-dev binutils debootstrap
+  dpkg-dev binutils debootstrap systemd
 )
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")

@@ -7,7 +7,8 @@
 # (its base is cached in /var/cache/zrc-package-check for a week); apt resolves the packages'
 # Depends from the same mirror. Inside it: both programs run (--version, --help, and a real
 # command each), ldd finds every library and none from a Swift toolchain, the man pages, shell
-# completions and systemd units are where they belong, and removing the packages leaves nothing.
+# completions and systemd units are where they belong (systemd-analyze verifies the units), and
+# removing the packages leaves nothing.
 # Needs root (debootstrap, chroot). Prints one `ok: …` line per check; exits non-zero at the
 # first failure, with the reason. Removes everything it created.
 set -euo pipefail
@@ -95,6 +96,20 @@ for unit in zrc-host.service zrc-host-virtual.service; do
   ok "$unit installed"
 done
 grep -q '^After=graphical-session.target' "$root/usr/lib/systemd/user/zrc-host.service" || die "zrc-host.service does not wait for the graphical session"
+# systemd's own check of the units (as user units, pointing at the installed program).
+if command -v systemd-analyze >/dev/null; then
+  units="$root/tmp/units"
+  mkdir -p "$units/run"
+  for unit in zrc-host.service zrc-host-virtual.service; do
+    sed "s|/usr/bin/zrc-host|$root/usr/bin/zrc-host|" "$root/usr/lib/systemd/user/$unit" >"$units/$unit"
+  done
+  complaints=$(XDG_RUNTIME_DIR="$units/run" systemd-analyze --user --man=no verify "$units/zrc-host.service" "$units/zrc-host-virtual.service" 2>&1) \
+    || die "systemd-analyze verify failed: $complaints"
+  [[ -z "$complaints" ]] || die "systemd-analyze verify complains: $complaints"
+  ok "systemd-analyze verify accepts both units"
+else
+  say "systemd-analyze is not installed here: the units were checked by their lines only"
+fi
 
 in_root apt-get remove -y -q zrc-host zrc-ctl >>"$root/tmp/apt.log" 2>&1 || die "apt-get remove failed"
 left=$(ls "$root/usr/bin/zrc-host" "$root/usr/bin/zrc-ctl" "$root/usr/lib/systemd/user/zrc-host.service" 2>/dev/null || true)
