@@ -63,9 +63,10 @@ public final class ChildProcess: Sendable {
         return waitpid(pid, &status, WNOHANG) == 0
     }
 
-    /// SIGTERM to its process group, SIGKILL after `grace`; returns once it has ended.
+    /// SIGTERM to its process group, SIGKILL after `grace`; returns once it has ended. What the
+    /// group started and left behind (a session script's programs) goes too, also when the
+    /// program itself had already ended.
     public func stop(grace: Duration = .seconds(3)) async {
-        guard isRunning else { return }
         kill(-pid, SIGTERM)
         let deadline = ContinuousClock.now + grace
         while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
@@ -74,7 +75,6 @@ public final class ChildProcess: Sendable {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
-        // What the group started and left behind (a session's programs) goes too.
         kill(-pid, SIGKILL)
     }
 }

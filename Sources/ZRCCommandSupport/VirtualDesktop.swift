@@ -67,6 +67,7 @@ public final class VirtualDesktop: Sendable {
                                        environment: ProcessInfo.processInfo.environment, log: serverLog, passing: [(descriptors[1], 3)])
         } catch {
             close(descriptors[1])
+            try? FileManager.default.removeItem(at: directory)
             throw CommandError(.failure, "cannot start Xvfb (install it: apt install xvfb): \(error.message)")
         }
         close(descriptors[1])
@@ -74,6 +75,7 @@ public final class VirtualDesktop: Sendable {
         guard let number = Self.readDisplayNumber(descriptors[0], timeout: .seconds(15)) else {
             await spawned.stop()
             let log = (try? String(contentsOf: serverLog, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(at: directory)
             throw CommandError(.failure, "Xvfb did not start: \(log.split(separator: "\n").suffix(3).joined(separator: " "))")
         }
         displayName = ":\(number)"

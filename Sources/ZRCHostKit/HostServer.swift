@@ -22,6 +22,10 @@ public actor HostServer {
     /// before a revoke must not register afterwards (the check and the registration are separate
     /// actor steps). Cleared when the key pairs again.
     var revokedKeys: Set<NoisePublicKey> = []
+    /// Clipboard changes waiting for each session, newest per selection, and the sessions whose
+    /// sender is running (see `sendClipboard`).
+    private var clipboardPending: [UInt64: [ClipboardSelection: ClipboardContent]] = [:]
+    private var clipboardSenders: Set<UInt64> = []
     /// Connections, handshake slots, sessions per controller and control.
     var ledger: AdmissionLedger
     private var controllerWatchers: [AsyncStream<Void>.Continuation] = []
@@ -184,10 +188,28 @@ public actor HostServer {
 
     /// A shared selection changed (an application on the host, or a session other than
     /// `source`, set it): every session that receives the clipboard hears of it.
-    func clipboardChanged(_ content: ClipboardContent, source: UInt64? = nil) async {
+    func clipboardChanged(_ content: ClipboardContent, source: UInt64? = nil) {
         for session in sessions.all where session.receivesClipboard && session.id != source {
-            try? await session.connection.send(.clipboard(content))
+            clipboardPending[session.id, default: [:]][content.selection] = content
+            guard clipboardSenders.insert(session.id).inserted else { continue }
+            let (id, connection) = (session.id, session.connection)
+            Task { await self.sendClipboard(to: id, over: connection) }
         }
+    }
+
+    /// Sends a session's clipboard changes: only the newest per selection, at most about four a
+    /// second, and none while more than 2 MiB wait for the peer. An application (or another
+    /// session) changing a megabyte of text over and over cannot fill a slow watcher's queue.
+    private func sendClipboard(to id: UInt64, over connection: SecureConnection) async {
+        while sessions.session(id: id) != nil {
+            if await connection.queuedBytes <= 2 << 20 {
+                guard let batch = clipboardPending.removeValue(forKey: id), !batch.isEmpty else { break }
+                for content in batch.values { try? await connection.send(.clipboard(content)) }
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+        clipboardSenders.remove(id)
+        if sessions.session(id: id) == nil { clipboardPending[id] = nil }
     }
 
     func paired(_ key: NoisePublicKey) {

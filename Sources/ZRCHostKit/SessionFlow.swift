@@ -126,7 +126,7 @@ struct SessionFlow: Sendable {
 
     private func handle(_ message: ZRCMessage, connection: SecureConnection, runtime: SessionRuntime, logger: Logger) async {
         /// Notices are replies: a flood of messages that each earn one gets a bounded number.
-        func notify(_ code: NoticeCode, _ text: String) async {
+        @Sendable func notify(_ code: NoticeCode, _ text: String) async {
             guard await runtime.mayNotify() else { return }
             try? await connection.send(.error(code: code, text: text))
         }
@@ -172,10 +172,16 @@ struct SessionFlow: Sendable {
             }
         case .clipboardRequest(let selection):
             guard let clipboard = await clipboardAccess(selection, verb: "read", notify: notify) else { return }
-            do {
-                try await connection.send(.clipboard(try await clipboard.bridge.read(selection)))
-            } catch {
-                await notify(.clipboardUnavailable, "the host's \(selection) has no text to send: \(error)")
+            // Beside the message loop: an application slow to hand over its text must not hold
+            // up the session's pings, acks and input. Cancelled when the session ends.
+            await runtime.beside {
+                do {
+                    try await connection.send(.clipboard(try await clipboard.bridge.read(selection)))
+                } catch is CancellationError {
+                    return
+                } catch {
+                    await notify(.clipboardUnavailable, "the host's \(selection) has no text to send: \(error)")
+                }
             }
         case .pong, .stats, .error:
             break
@@ -258,6 +264,22 @@ private actor SessionRuntime {
 
     func allowClipboard(_ clipboard: ClipboardSharing?) { self.clipboard = clipboard }
 
+    /// Clipboard reads under way beside the message loop (at most `clipboardPerSecond` start a second).
+    private var besideTasks: [UInt64: Task<Void, Never>] = [:]
+    private var nextBeside: UInt64 = 0
+
+    /// Runs `work` beside the message loop; `stop` cancels and awaits it.
+    func beside(_ work: @escaping @Sendable () async -> Void) {
+        let id = nextBeside
+        nextBeside += 1
+        besideTasks[id] = Task {
+            await work()
+            self.besideFinished(id)
+        }
+    }
+
+    private func besideFinished(_ id: UInt64) { besideTasks[id] = nil }
+
     func demote() { viewOnly = true }
 
     func start(_ streamer: SessionStreamer) {
@@ -277,6 +299,10 @@ private actor SessionRuntime {
     func stop() async {
         helloDeadline?.cancel()
         helloDeadline = nil
+        let beside = besideTasks.values
+        besideTasks = [:]
+        for task in beside { task.cancel() }
+        for task in beside { await task.value }
         let running = task
         task = nil
         streamer = nil

@@ -21,7 +21,9 @@ enum SocketReadiness {
     static func wait(fileDescriptor: Int32, timeout: Duration, wakeUp: WakeUp? = nil, sources: SourceCount? = nil) async {
         guard timeout > .zero, !Task.isCancelled else { return }
         let waiter = Waiter()
-        wakeUp?.register(waiter)
+        // A wake-up fired while nobody waited (its data already read into libxcb's queue) ends
+        // this wait at once instead of being lost.
+        guard wakeUp?.register(waiter) != false else { return }
         defer { wakeUp?.unregister(waiter) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -45,20 +47,35 @@ enum SocketReadiness {
         }
     }
 
-    /// Ends the current waits, if any, from another task. Every waiter registered at the time of
-    /// `fire` is woken: several viewers of one screen wait at once.
+    /// Ends the current waits from another task. Every waiter registered at the time of `fire`
+    /// is woken (several viewers of one screen wait at once); a `fire` while nobody waits ends
+    /// the next wait at once.
     final class WakeUp: Sendable {
-        private let waiters = Mutex<[ObjectIdentifier: Waiter]>([:])
+        private let state = Mutex<(waiters: [ObjectIdentifier: Waiter], pending: Bool)>(([:], false))
 
-        fileprivate func register(_ waiter: Waiter) { waiters.withLock { $0[ObjectIdentifier(waiter)] = waiter } }
-
-        fileprivate func unregister(_ waiter: Waiter) { _ = waiters.withLock { $0.removeValue(forKey: ObjectIdentifier(waiter)) } }
-
-        func fire() {
-            for waiter in waiters.withLock({ Array($0.values) }) { waiter.finish() }
+        /// False (and nothing registered) when a wake-up is pending: the wait should not start.
+        fileprivate func register(_ waiter: Waiter) -> Bool {
+            state.withLock { state in
+                if state.pending {
+                    state.pending = false
+                    return false
+                }
+                state.waiters[ObjectIdentifier(waiter)] = waiter
+                return true
+            }
         }
 
-        var waiting: Int { waiters.withLock { $0.count } }
+        fileprivate func unregister(_ waiter: Waiter) { _ = state.withLock { $0.waiters.removeValue(forKey: ObjectIdentifier(waiter)) } }
+
+        func fire() {
+            let woken = state.withLock { state in
+                if state.waiters.isEmpty { state.pending = true }
+                return Array(state.waiters.values)
+            }
+            for waiter in woken { waiter.finish() }
+        }
+
+        var waiting: Int { state.withLock { $0.waiters.count } }
     }
 
     /// Cancels the read source once, whichever of readiness, timeout, a wake-up or cancellation

@@ -28,7 +28,7 @@ public actor SecureConnection {
     /// Frames are latest-wins with at most two in flight, so the queue only ever holds those and a
     /// few small replies: 16 MiB is room for two very large frames, and a peer that lets more pile
     /// up has stopped reading.
-    private var queuedBytes = 0
+    public private(set) var queuedBytes = 0
     public static let maximumQueuedBytes = 16 << 20
     /// Replies a peer can make this side send (pongs): bounded, so a flood of pings from a peer
     /// that never reads costs neither memory nor the other connections' time.

@@ -82,10 +82,20 @@ struct ServeCommand: AsyncParsableCommand {
             guard let listenAddress = HostPort(parsing: listen ?? context.config.listen, allowingAnyPort: true) else {
                 throw CommandError(.storage, "\(context.paths.hostConfigFile.path): field `listen` is not host:port")
             }
+            // Signals are caught from here on: one during the desktop's start still tears it down.
+            let shutdown = ShutdownRequest()
+            let signals = CommandRunner.onTerminationSignal { number in
+                context.logger.notice("signal \(number): shutting down")
+                shutdown.request()
+            }
+            defer { signals.forEach { $0.cancel() } }
             let desktop = try await virtualDesktop(context)
             do {
-                try await serve(context, identity: identity, crypto: crypto, listenAddress: listenAddress,
-                                displayName: desktop?.displayName ?? display ?? ProcessInfo.processInfo.environment["DISPLAY"])
+                if !shutdown.isRequested {
+                    try await serve(context, identity: identity, crypto: crypto, listenAddress: listenAddress,
+                                    displayName: desktop?.displayName ?? display ?? ProcessInfo.processInfo.environment["DISPLAY"],
+                                    shutdown: shutdown)
+                }
             } catch {
                 await desktop?.stop()
                 throw error
@@ -110,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve(_ context: HostContext, identity: NoiseKeyPair, crypto: SodiumCrypto, listenAddress: HostPort,
-                       displayName: String?) async throws {
+                       displayName: String?, shutdown: ShutdownRequest) async throws {
         let config = context.config
         let sharing = try screenSharing(context, displayName: displayName)
         let clipboard = try clipboardSharing(context, displayName: displayName, sharesScreen: sharing != nil)
@@ -135,15 +145,13 @@ struct ServeCommand: AsyncParsableCommand {
                 Console.line("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
             }
         }
-        let signals = CommandRunner.onTerminationSignal { number in
-            context.logger.notice("signal \(number): shutting down")
+        shutdown.onRequest {
             Task {
                 await server.shutdown()
                 try? await Task.sleep(for: .milliseconds(200))
                 serving.cancel()
             }
         }
-        defer { signals.forEach { $0.cancel() } }
         let served = await serving.result
         await clipboard?.bridge.stop()
         switch served {

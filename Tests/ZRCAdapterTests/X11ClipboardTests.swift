@@ -178,6 +178,48 @@ import ZRCXTestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data([0x63, 0x61, 0x66, 0xE9, 0x20, 0x3F]))
     }
 
+    /// Latin-1 grows when it becomes UTF-8: the limit applies to what would be shared.
+    @Test func latin1ThatOutgrowsTheLimitAsUTF8IsRefused() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: 1000)
+        let path = try fixture.file("wide.txt", [UInt8](repeating: 0xE9, count: 600))  // 1200 bytes as UTF-8
+        try await fixture.startOwner(["xclip", "-selection", "clipboard", "-target", "STRING", "-i", path])
+        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
+        clipboard.read(.clipboard, nowMicros: Self.micros())
+        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        guard case .readFailed(.clipboard, let reason) = event else {
+            try #require(Bool(false), "expected a refusal, got \(event)")
+            return
+        }
+        #expect(reason.contains("1200"), "\(reason)")
+    }
+
+    /// Another client's change of owner, still queued when this client takes the selection, is
+    /// older than this client's ownership and must not end it.
+    @Test func aChangeQueuedBeforeOwningDoesNotUndoIt() async throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit)
+        let path = try fixture.file("theirs.txt", Array("theirs".utf8))
+        try await fixture.startOwner(["xclip", "-selection", "clipboard", "-i", path])
+        // Wait for xclip's ownership without handling events: its notification stays queued.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try !clipboard.hasOwner(.clipboard), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try clipboard.own(.clipboard, text: Array("ours".utf8))
+        let events = try clipboard.processEvents(nowMicros: Self.micros())
+        #expect(!events.contains(.ownershipLost(.clipboard)), "\(events)")
+        #expect(clipboard.owns(.clipboard))
+        let out = fixture.directory.appendingPathComponent("out.txt").path
+        let read = try await Self.serving(clipboard) { [display = fixture.server.display] in
+            try await Fixture.shell("timeout 20 xclip -selection clipboard -o > '\(out)'", display: display)
+        }
+        #expect(read.status == 0, "\(read.text)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "ours")
+    }
+
     @Test func textOverTheLimitIsNotOwned() async throws {
         let fixture = try Fixture()
         defer { fixture.cleanUp() }

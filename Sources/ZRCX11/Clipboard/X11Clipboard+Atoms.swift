@@ -5,12 +5,12 @@ extension X11Clipboard {
     /// The atoms the selection protocols name, interned once (one round trip for all of them).
     struct Atoms {
         let clipboard, primary, targets, multiple, incr, utf8String, textPlainUTF8, text, string, atom: xcb_atom_t
-        /// Where reads land on this client's window, one property per selection.
-        let clipboardTarget, primaryTarget: xcb_atom_t
+        /// Where reads land on this client's window: `ZRC_SELECTION_0` … `_15`, taken in turn.
+        let readProperties: [xcb_atom_t]
 
         init(connection: X11Connection) throws(X11Error) {
             let names = ["CLIPBOARD", "PRIMARY", "TARGETS", "MULTIPLE", "INCR", "UTF8_STRING", "text/plain;charset=utf-8", "TEXT",
-                         "STRING", "ATOM", "ZRC_CLIPBOARD", "ZRC_PRIMARY"]
+                         "STRING", "ATOM"] + (0..<16).map { "ZRC_SELECTION_\($0)" }
             let raw = connection.handle.raw
             let cookies = names.map { name in xcb_intern_atom(raw, 0, UInt16(name.utf8.count), name) }
             var values: [xcb_atom_t] = []
@@ -22,7 +22,7 @@ extension X11Clipboard {
             }
             (clipboard, primary, targets, multiple, incr, utf8String, textPlainUTF8, text, string, atom) =
                 (values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8], values[9])
-            (clipboardTarget, primaryTarget) = (values[10], values[11])
+            readProperties = Array(values[10...])
         }
 
         func selection(_ selection: Selection) -> xcb_atom_t { selection == .clipboard ? clipboard : primary }
@@ -35,15 +35,5 @@ extension X11Clipboard {
             }
         }
 
-        /// The property on this client's window a read of `selection` lands in.
-        func readProperty(_ selection: Selection) -> xcb_atom_t { selection == .clipboard ? clipboardTarget : primaryTarget }
-
-        func selection(readInto property: xcb_atom_t) -> Selection? {
-            switch property {
-            case clipboardTarget: .clipboard
-            case primaryTarget: .primary
-            default: nil
-            }
-        }
     }
 }

@@ -2,6 +2,14 @@ internal import CXCB
 internal import Glibc
 
 extension X11Clipboard {
+    /// What this client owns: the text, its Latin-1 form once a `STRING` requestor asked, and the
+    /// sequence number of the SetSelectionOwner that took it (events older than that are stale).
+    struct OwnedText {
+        let utf8: [UInt8]
+        var latin1: [UInt8]?
+        let sequence: UInt32
+    }
+
     struct TransferKey: Hashable {
         let requestor: xcb_window_t
         let property: xcb_atom_t
@@ -26,8 +34,8 @@ extension X11Clipboard {
         }
         let raw = connection.handle.raw
         let atom = atoms.selection(selection)
-        owned[selection] = text
-        xcb_set_selection_owner(raw, window, atom, xcb_timestamp_t(XCB_CURRENT_TIME))
+        let cookie = xcb_set_selection_owner(raw, window, atom, xcb_timestamp_t(XCB_CURRENT_TIME))
+        owned[selection] = OwnedText(utf8: text, latin1: nil, sequence: UInt32(truncatingIfNeeded: cookie.sequence))
         let owner = try withXCBReply(on: connection.handle, request: "GetSelectionOwner \(selection)", { error in
             xcb_get_selection_owner_reply(raw, xcb_get_selection_owner(raw, atom), error)
         }) { reply in reply.pointee.owner }
@@ -52,7 +60,7 @@ extension X11Clipboard {
         // Obsolete clients name no property: the target's name is used instead (ICCCM §2.2).
         let property = request.property != 0 ? request.property : request.target
         var granted = false
-        if let selection = atoms.selection(named: request.selection), let text = owned[selection] {
+        if let selection = atoms.selection(named: request.selection), let text = owned[selection]?.utf8 {
             switch request.target {
             case atoms.targets:
                 let offered = [atoms.targets, atoms.utf8String, atoms.textPlainUTF8, atoms.text, atoms.string]
@@ -66,7 +74,9 @@ extension X11Clipboard {
                 let type = request.target == atoms.textPlainUTF8 ? atoms.textPlainUTF8 : atoms.utf8String
                 granted = send(text, type: type, to: request.requestor, property: property, nowMicros: nowMicros)
             case atoms.string:
-                granted = send(Self.latin1(utf8: text), type: atoms.string, to: request.requestor, property: property, nowMicros: nowMicros)
+                let latin1 = owned[selection]?.latin1 ?? Self.latin1(utf8: text)
+                owned[selection]?.latin1 = latin1
+                granted = send(latin1, type: atoms.string, to: request.requestor, property: property, nowMicros: nowMicros)
             default:
                 granted = false  // MULTIPLE, TIMESTAMP, images: not offered
             }
@@ -96,7 +106,10 @@ extension X11Clipboard {
             return true
         }
         let key = TransferKey(requestor: requestor, property: property)
-        // One transfer per requestor property; a second request replaces a stalled first.
+        // One transfer per requestor property (a second request replaces a stalled first), two per
+        // requestor window, `maximumTransfers` in all: what clients can make this one hold.
+        let sameWindow = transfers.keys.filter { $0.requestor == requestor && $0 != key }.count
+        guard transfers[key] != nil || (transfers.count < Self.maximumTransfers && sameWindow < 2) else { return false }
         var mask = [UInt32(XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)]
         xcb_change_window_attributes(raw, requestor, UInt32(XCB_CW_EVENT_MASK.rawValue), &mask)
         var size = UInt32(data.count)
@@ -113,10 +126,7 @@ extension X11Clipboard {
         if transfer.finished {
             // The requestor took the empty part: done. Stop hearing about its window.
             transfers[key] = nil
-            if !transfers.keys.contains(where: { $0.requestor == requestor }) {
-                var none = [UInt32(0)]
-                xcb_change_window_attributes(raw, requestor, UInt32(XCB_CW_EVENT_MASK.rawValue), &none)
-            }
+            stopWatching(requestor)
             return
         }
         let end = min(transfer.offset + chunkBytes, transfer.data.count)
@@ -133,7 +143,18 @@ extension X11Clipboard {
     }
 
     func expireTransfers(nowMicros: UInt64) {
-        transfers = transfers.filter { nowMicros <= $0.value.since + transferTimeoutMicros }
+        let stalled = transfers.filter { nowMicros > $0.value.since + transferTimeoutMicros }.keys
+        for key in stalled {
+            transfers[key] = nil
+            stopWatching(key.requestor)
+        }
+    }
+
+    /// Stops hearing about a requestor's window once no transfer to it is left.
+    private func stopWatching(_ requestor: xcb_window_t) {
+        guard !transfers.keys.contains(where: { $0.requestor == requestor }) else { return }
+        var none = [UInt32(0)]
+        xcb_change_window_attributes(connection.handle.raw, requestor, UInt32(XCB_CW_EVENT_MASK.rawValue), &none)
     }
 
     /// UTF-8 as ISO 8859-1 for `STRING` requestors: what Latin-1 cannot hold becomes `?`.

@@ -2,49 +2,57 @@ internal import CXCB
 internal import Glibc
 
 extension X11Clipboard {
-    /// A read in progress: asked for a target, or receiving INCR parts.
-    enum PendingRead {
-        /// ConvertSelection sent for `target`; waiting for the owner's SelectionNotify.
-        case converting(target: xcb_atom_t, since: UInt64)
-        /// The owner sends INCR parts; `received` so far, last part at `since`.
-        case incremental(received: [UInt8], isLatin1: Bool, since: UInt64)
+    /// A read in progress, into `property` of this client's window, begun at `started`.
+    struct PendingRead {
+        enum Stage {
+            /// ConvertSelection sent for `target`; waiting for the owner's SelectionNotify.
+            case converting(target: xcb_atom_t)
+            /// The owner sends INCR parts; `received` so far.
+            case incremental(received: [UInt8], isLatin1: Bool)
+        }
+
+        var stage: Stage
+        let property: xcb_atom_t
+        let started: UInt64
+        /// The last sign of progress (the request, a part).
+        var since: UInt64
     }
 
     /// Asks the owner of `selection` for its text; the answer comes as `readFinished` or
-    /// `readFailed` from `processEvents`. A read already in progress goes on (one per selection).
+    /// `readFailed` from `processEvents`. A read already in progress goes on (one per selection;
+    /// a change of owner abandons it, so the caller reads again).
     public func read(_ selection: Selection, nowMicros: UInt64) {
         guard reads[selection] == nil else { return }
-        convert(selection, to: atoms.utf8String, nowMicros: nowMicros)
+        let property = atoms.readProperties[nextReadProperty % atoms.readProperties.count]
+        nextReadProperty += 1
+        convert(selection, to: atoms.utf8String, into: property, started: nowMicros, nowMicros: nowMicros)
     }
 
-    private func convert(_ selection: Selection, to target: xcb_atom_t, nowMicros: UInt64) {
+    private func convert(_ selection: Selection, to target: xcb_atom_t, into property: xcb_atom_t, started: UInt64, nowMicros: UInt64) {
         let raw = connection.handle.raw
-        let property = atoms.readProperty(selection)
         xcb_delete_property(raw, window, property)
         xcb_convert_selection(raw, window, atoms.selection(selection), target, property, xcb_timestamp_t(XCB_CURRENT_TIME))
         xcb_flush(raw)
-        reads[selection] = .converting(target: target, since: nowMicros)
+        reads[selection] = PendingRead(stage: .converting(target: target), property: property, started: started, since: nowMicros)
     }
 
     func selectionNotified(_ notify: xcb_selection_notify_event_t, nowMicros: UInt64, into results: inout [Event]) {
-        guard notify.requestor == window, let selection = atoms.selection(named: notify.selection),
-              case .converting(let target, _) = reads[selection] else { return }
+        guard notify.requestor == window, let selection = atoms.selection(named: notify.selection), let read = reads[selection],
+              case .converting(let target) = read.stage, notify.target == target else { return }
         guard notify.property != 0 else {
             // Refused: an owner without UTF8_STRING may still have Latin-1 STRING (old clients).
             if target == atoms.utf8String {
-                convert(selection, to: atoms.string, nowMicros: nowMicros)
+                convert(selection, to: atoms.string, into: read.property, started: read.started, nowMicros: nowMicros)
             } else {
                 finish(selection, .readFailed(selection, reason: "its owner offers no text"), into: &results)
             }
             return
         }
-        switch fetch(property: notify.property, selection: selection) {
-        case .failure(let reason):
-            finish(selection, .readFailed(selection, reason: reason.reason), into: &results)
+        guard notify.property == read.property else { return }
+        switch fetch(property: read.property, selection: selection) {
+        case .failure(let failure):
+            finish(selection, .readFailed(selection, reason: failure.reason), into: &results)
         case .success(let (type, bytes)):
-            // The property's type says the encoding, whatever was asked for: owners such as
-            // xclip -target STRING answer a UTF8_STRING request with Latin-1 typed STRING.
-            let isLatin1 = type == atoms.string || (type == atoms.incr && target == atoms.string)
             if type == atoms.incr {
                 // The value is a lower bound on the size; deleting the property (done by fetch)
                 // tells the owner to send the first part.
@@ -53,34 +61,53 @@ extension X11Clipboard {
                     finish(selection, .readFailed(selection, reason: "it holds \(announced) bytes, more than the \(maximumBytes) shared"),
                            into: &results)
                 } else {
-                    reads[selection] = .incremental(received: [], isLatin1: isLatin1, since: nowMicros)
+                    var incremental = read
+                    incremental.stage = .incremental(received: [], isLatin1: target == atoms.string)
+                    incremental.since = nowMicros
+                    reads[selection] = incremental
                 }
             } else {
-                finish(selection, .readFinished(selection, text: isLatin1 ? Self.utf8(latin1: bytes) : bytes, incremental: false),
-                       into: &results)
+                // The property's type says the encoding, whatever was asked for: owners such as
+                // xclip -target STRING answer a UTF8_STRING request with Latin-1 typed STRING.
+                deliver(selection, bytes, isLatin1: type == atoms.string, incremental: false, into: &results)
             }
         }
     }
 
     func incrementalPartArrived(_ property: xcb_atom_t, nowMicros: UInt64, into results: inout [Event]) {
-        guard let selection = atoms.selection(readInto: property),
-              case .incremental(var received, let isLatin1, _) = reads[selection] else { return }
+        guard let selection = reads.first(where: { $0.value.property == property })?.key,
+              case .incremental = reads[selection]?.stage, var read = reads.removeValue(forKey: selection),
+              case .incremental(var received, let isLatin1) = read.stage else { return }
+        // The buffer's only owner from here on, so appending a part does not copy it each time.
+        read.stage = .converting(target: 0)
+        reads[selection] = read
         switch fetch(property: property, selection: selection) {
-        case .failure(let reason):
-            finish(selection, .readFailed(selection, reason: reason.reason), into: &results)
+        case .failure(let failure):
+            finish(selection, .readFailed(selection, reason: failure.reason), into: &results)
         case .success(let (type, bytes)):
-            let isLatin1 = isLatin1 || type == atoms.string
             if bytes.isEmpty {
                 noteIncrementalRead()
-                finish(selection, .readFinished(selection, text: isLatin1 ? Self.utf8(latin1: received) : received, incremental: true),
-                       into: &results)
+                deliver(selection, received, isLatin1: isLatin1 || type == atoms.string, incremental: true, into: &results)
             } else if received.count + bytes.count > maximumBytes {
                 finish(selection, .readFailed(selection, reason: "it holds more than the \(maximumBytes) bytes shared"), into: &results)
             } else {
                 received += bytes
-                reads[selection] = .incremental(received: received, isLatin1: isLatin1, since: nowMicros)
+                read.stage = .incremental(received: received, isLatin1: isLatin1 || type == atoms.string)
+                read.since = nowMicros
+                reads[selection] = read
             }
         }
+    }
+
+    /// The text read, as UTF-8; Latin-1 converted, and refused when that makes it too long.
+    private func deliver(_ selection: Selection, _ bytes: [UInt8], isLatin1: Bool, incremental: Bool, into results: inout [Event]) {
+        let text = isLatin1 ? Self.utf8(latin1: bytes) : bytes
+        guard text.count <= maximumBytes else {
+            finish(selection, .readFailed(selection, reason: "as UTF-8 it holds \(text.count) bytes, more than the \(maximumBytes) shared"),
+                   into: &results)
+            return
+        }
+        finish(selection, .readFinished(selection, text: text, incremental: incremental), into: &results)
     }
 
     /// Reads and deletes a property of this client's window, refusing values over the limit
@@ -119,21 +146,23 @@ extension X11Clipboard {
         results.append(event)
     }
 
-    /// Stalled reads and INCR sends end here.
+    /// Stalled reads and INCR sends end here: no progress for `transferTimeoutMicros`, or a read
+    /// still unfinished `readDeadlineMicros` after it began.
     func expireStalled(nowMicros: UInt64, into results: inout [Event]) {
         for (selection, read) in reads {
-            let since: UInt64
-            switch read {
-            case .converting(_, let at): since = at
-            case .incremental(_, _, let at): since = at
-            }
-            if nowMicros > since + transferTimeoutMicros {
+            if nowMicros > read.since + transferTimeoutMicros {
                 finish(selection, .readFailed(selection, reason: "its owner did not answer within \(transferTimeoutMicros / 1_000_000) s"),
+                       into: &results)
+            } else if nowMicros > read.started + readDeadlineMicros {
+                finish(selection, .readFailed(selection, reason: "its owner did not finish sending within \(readDeadlineMicros / 1_000_000) s"),
                        into: &results)
             }
         }
         expireTransfers(nowMicros: nowMicros)
     }
+
+    /// Whether a read is under way (it expires on a timer, so the caller wakes for it).
+    public var hasReads: Bool { !reads.isEmpty }
 
     /// ISO 8859-1 bytes (X's `STRING`) as UTF-8.
     static func utf8(latin1 bytes: [UInt8]) -> [UInt8] {

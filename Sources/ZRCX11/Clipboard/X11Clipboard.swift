@@ -14,7 +14,12 @@ internal import Glibc
 /// ICCCM §2 describes both sides. No thread of its own: the owner waits on `fileDescriptor` and
 /// calls `processEvents(nowMicros:)`, which does all the protocol work and returns what the
 /// caller needs to know. Transfers that stall (an owner that never answers, a requestor that
-/// never takes the next part) are dropped after `transferTimeoutMicros`.
+/// never takes the next part) are dropped after `transferTimeoutMicros` without progress, and
+/// any read after `readDeadlineMicros` in all (an owner dribbling one byte at a time).
+///
+/// Other X clients are not trusted: requests sent with SendEvent (anyone can) are ignored, at most
+/// `maximumTransfers` INCR sends run at once (two per requestor window), and one call handles at
+/// most `eventsPerCall` events (`hasQueuedEvents` says when more are waiting).
 ///
 /// Not Sendable: one task or actor drives it.
 public final class X11Clipboard {
@@ -49,12 +54,21 @@ public final class X11Clipboard {
     let xfixesSelectionNotify: UInt8
     let watched: [Selection]
 
+    public let readDeadlineMicros: UInt64
+    public static let maximumTransfers = 16
+    static let eventsPerCall = 512
+
     /// Reads in progress, one per selection.
     var reads: [Selection: PendingRead] = [:]
+    /// Where reads land on this client's window: a ring of properties, each read taking the next,
+    /// so a transfer abandoned by an earlier read (its owner may go on sending) never mixes in.
+    var nextReadProperty = 0
     /// The text this client owns, per selection.
-    var owned: [Selection: [UInt8]] = [:]
+    var owned: [Selection: OwnedText] = [:]
     /// INCR transfers to requestors, by (requestor window, property).
     var transfers: [TransferKey: OutgoingTransfer] = [:]
+    /// Whether the last `processEvents` stopped at `eventsPerCall` with events left.
+    public private(set) var hasQueuedEvents = false
 
     /// Reads completed with INCR, and INCR sends whose last part went out (tests, diagnostics).
     public private(set) var incrementalReads = 0
@@ -67,11 +81,12 @@ public final class X11Clipboard {
     ///     property; capped by the server's request size.
     /// - Throws: `.extensionMissing` without XFIXES 2; `.requestFailed` when the window cannot be made.
     public init(connection: X11Connection, selections: [Selection], maximumBytes: Int, chunkBytes: Int = 64 * 1024,
-                transferTimeoutMicros: UInt64 = 5_000_000) throws(X11Error) {
+                transferTimeoutMicros: UInt64 = 5_000_000, readDeadlineMicros: UInt64 = 30_000_000) throws(X11Error) {
         try ExtensionVersion.announceXFixes(on: connection)
         self.connection = connection
         self.maximumBytes = maximumBytes
         self.transferTimeoutMicros = transferTimeoutMicros
+        self.readDeadlineMicros = readDeadlineMicros
         watched = selections
         let raw = connection.handle.raw
         // The server's request limit (4-byte units) minus ChangeProperty's header.
@@ -118,15 +133,23 @@ public final class X11Clipboard {
     public func owns(_ selection: Selection) -> Bool { owned[selection] != nil }
 
     /// The text this client owns for `selection`.
-    public func ownedText(_ selection: Selection) -> [UInt8]? { owned[selection] }
+    public func ownedText(_ selection: Selection) -> [UInt8]? { owned[selection]?.utf8 }
 
-    /// Handles every event that has arrived, and drops transfers that stalled.
+    /// Handles the events that have arrived (at most `eventsPerCall`), and drops transfers that
+    /// stalled.
     public func processEvents(nowMicros: UInt64) throws(X11Error) -> [Event] {
         let raw = connection.handle.raw
         var results: [Event] = []
+        var handled = 0
+        hasQueuedEvents = false
         while let event = xcb_poll_for_event(raw) {
             defer { free(event) }
             handle(event, nowMicros: nowMicros, into: &results)
+            handled += 1
+            if handled == Self.eventsPerCall {
+                hasQueuedEvents = true
+                break
+            }
         }
         if let failure = connection.handle.failure { throw X11Error(.connectionLost, "the clipboard's X connection broke: \(failure)") }
         expireStalled(nowMicros: nowMicros, into: &results)
@@ -136,11 +159,19 @@ public final class X11Clipboard {
 
     private func handle(_ event: UnsafeMutablePointer<xcb_generic_event_t>, nowMicros: UInt64, into results: inout [Event]) {
         let type = event.pointee.response_type & 0x7F
+        // SendEvent marks what it delivers; any client can send anything that way. Only a
+        // SelectionNotify legitimately comes so (from the owner answering a read).
+        let synthetic = event.pointee.response_type & 0x80 != 0
+        guard !synthetic || type == UInt8(XCB_SELECTION_NOTIFY) else { return }
+        let sequence = event.pointee.full_sequence
         switch type {
         case xfixesSelectionNotify:
             let notify = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_xfixes_selection_notify_event_t.self).pointee
-            guard let selection = atoms.selection(named: notify.selection), notify.owner != window else { return }
+            guard let selection = atoms.selection(named: notify.selection), notify.owner != window,
+                  !isStale(sequence, for: selection) else { return }
             if owned.removeValue(forKey: selection) != nil { results.append(.ownershipLost(selection)) }
+            // The previous owner's text, if a read of it is under way, is no longer what to share.
+            reads[selection] = nil
             // An owner of None (it quit or cleared the selection) leaves nothing to read.
             if notify.owner != 0 { results.append(.ownerChanged(selection)) }
         case UInt8(XCB_SELECTION_NOTIFY):
@@ -158,7 +189,8 @@ public final class X11Clipboard {
             answer(request, nowMicros: nowMicros)
         case UInt8(XCB_SELECTION_CLEAR):
             let clear = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_selection_clear_event_t.self).pointee
-            if let selection = atoms.selection(named: clear.selection), owned.removeValue(forKey: selection) != nil {
+            if let selection = atoms.selection(named: clear.selection), !isStale(sequence, for: selection),
+               owned.removeValue(forKey: selection) != nil {
                 results.append(.ownershipLost(selection))
             }
         default:
@@ -167,4 +199,12 @@ public final class X11Clipboard {
     }
 
     func noteIncrementalRead() { incrementalReads += 1 }
+
+    /// Whether an event about `selection` was generated before this client's own SetSelectionOwner
+    /// for it (its sequence number is older): a change of owner that this client's ownership has
+    /// already replaced, queued while `own` ran.
+    private func isStale(_ sequence: UInt32, for selection: Selection) -> Bool {
+        guard let since = owned[selection]?.sequence else { return false }
+        return Int32(bitPattern: sequence &- since) < 0
+    }
 }
