@@ -29,9 +29,10 @@ REACH_PACKAGES=(
   coturn mosquitto mosquitto-clients avahi-daemon avahi-utils tcpdump
 )
 # Test: real terminals for the viewer tests (xterm above, tmux, kitty with Mesa's software OpenGL,
-# since Xvfb has no GPU), the schema checker, and X clients that own and read selections (xclip, xsel).
+# since Xvfb has no GPU), the schema checker, X clients that own and read selections (xclip, xsel),
+# and an independent PNG reader (netpbm's pngtopnm).
 TEST_PACKAGES=(
-  tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel
+  tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel netpbm
 )
 
 # Network laboratory (tests and `zrc-bench links`): namespaces, shaping and NFQUEUE delay need

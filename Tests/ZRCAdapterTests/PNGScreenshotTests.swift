@@ -6,15 +6,15 @@ import ZRCX11
 import ZRCXTestSupport
 import ZRCZlib
 
-/// PNG screenshots through zlib: exact (read back by an independent decoder, Python's zlib with
-/// PNG's unfiltering written out), and small on a real desktop.
+/// PNG screenshots through zlib: exact (read back by an independent decoder, netpbm's pngtopnm),
+/// and small on a real desktop.
 @Suite struct PNGScreenshotTests {
-    /// Every pixel, as the independent decoder reads it: one hex line of RGB bytes per row.
-    static func decoded(_ png: [UInt8]) async throws -> [String] {
+    /// Every pixel, as the independent decoder reads it: RGB bytes, row after row.
+    static func decoded(_ png: [UInt8]) async throws -> [UInt8] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-png-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(png).write(to: file)
-        return try await IndependentPNGReader.read(file.path).rows
+        return try await IndependentPNGReader.read(file.path).rgb
     }
 
     /// The screen once the terminal has drawn its text (thousands of dark pixels inside its
@@ -38,13 +38,16 @@ import ZRCZlib
         throw CancellationError()
     }
 
-    static func expectedRows(_ image: PixelBuffer) -> [String] {
-        (0..<image.height).map { y in
-            (0..<image.width).map { x in
+    static func expectedRows(_ image: PixelBuffer) -> [UInt8] {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(image.width * image.height * 3)
+        for y in 0..<image.height {
+            for x in 0..<image.width {
                 let pixel = image.pixel(x: x, y: y)
-                return String(format: "%02x%02x%02x", pixel >> 16 & 0xFF, pixel >> 8 & 0xFF, pixel & 0xFF)
-            }.joined()
+                rgb += [UInt8(pixel >> 16 & 0xFF), UInt8(pixel >> 8 & 0xFF), UInt8(pixel & 0xFF)]
+            }
         }
+        return rgb
     }
 
     @Test(arguments: [(1, 1), (3, 2), (300, 250)])

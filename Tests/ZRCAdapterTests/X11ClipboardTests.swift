@@ -7,8 +7,9 @@ import ZRCXTestSupport
 
 /// The selections against real X clients that own and read them (xclip, xsel), each test on a
 /// private Xvfb: reading another client's text (small, INCR, Latin-1), owning text that xclip
-/// reads (small and INCR), and noticing changes of owner.
-@Suite struct X11ClipboardTests {
+/// reads (small and INCR), and noticing changes of owner. Serialized: each test runs an Xvfb and X
+/// clients of its own, which together would crowd a loaded machine.
+@Suite(.serialized) struct X11ClipboardTests {
     static let limit = 1 << 20
 
     /// Text that is not ASCII, so encodings show.

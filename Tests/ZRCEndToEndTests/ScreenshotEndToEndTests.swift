@@ -35,9 +35,9 @@ import ZRCXTestSupport
             let png = try await IndependentPNGReader.read(file.path)
             #expect(png.width == 640 && png.height == 480)
             var blue = 0, red = 0
-            for row in png.rows {
+            for y in 0..<png.height {
                 for x in 0..<png.width {
-                    let rgb = IndependentPNGReader.pixel(row, x)
+                    let rgb = png.pixel(x: x, y: y)
                     let (r, g, b) = (rgb >> 16, rgb >> 8 & 0xFF, rgb & 0xFF)
                     if r < 24 && g < 24 && b > 231 { blue += 1 }
                     if r > 231 && g < 24 && b < 24 { red += 1 }

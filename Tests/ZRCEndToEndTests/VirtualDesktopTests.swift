@@ -34,12 +34,14 @@ import Testing
             #expect(admitted.status == 0, "\(admitted.stderr)")
             #expect(admitted.stdout.contains("dimensions:    800x600 pixels"), "\(admitted.stdout.prefix(400))")
             // The session: a terminal with a window manager.
-            let terminal = await Wait.until(.seconds(30)) { () -> Bool? in
-                let search = try? Spawn.run(["xdotool", "search", "--onlyvisible", "--class", "xterm"], environment: client)
-                return search?.status == 0 ? true : nil
+            var terminal = false
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !terminal, ContinuousClock.now < deadline {
+                terminal = try await Spawn.runOffPool(["xdotool", "search", "--onlyvisible", "--class", "xterm"], environment: client).status == 0
+                if !terminal { try await Task.sleep(for: .milliseconds(100)) }
             }
             let search = try await Spawn.runOffPool(["xdotool", "search", "--class", "xterm"], environment: client)
-            #expect(terminal == true, "no xterm window on the virtual desktop: \(search)")
+            #expect(terminal, "no visible xterm window on the virtual desktop: \(search)")
             let manager = try await Spawn.runOffPool(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], environment: client)
             #expect(manager.stdout.contains("window id"), "no window manager: \(manager.stdout) \(manager.stderr)")
 

@@ -21,9 +21,11 @@ final class HostHarness: Sendable {
     let clock = ClockOffset()
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
 
-    /// `handshakeTimeout`: generous by default, like the keepalive timings below; the hostile-client
-    /// tests pass a short one to see stalled handshakes closed.
-    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(10),
+    /// `handshakeTimeout`: generous by default, like the keepalive timings below (it also bounds
+    /// pairing, which writes the trust store: the suite's busiest first minute, with X servers,
+    /// terminals and dozens of hosts starting on two cores, once stalled pairings past 10 s); the
+    /// hostile-client tests pass a short one to see stalled handshakes closed.
+    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil) throws {
         let crypto = try SodiumCrypto()

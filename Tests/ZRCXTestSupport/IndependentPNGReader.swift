@@ -1,58 +1,44 @@
 import Foundation
 import Testing
 
-/// Reads a PNG with code that shares nothing with ZRC's writer: Python's zlib and PNG's row
-/// filters written out from the specification. Checks every chunk's CRC.
+/// Reads a PNG with code that shares nothing with ZRC's writer: netpbm's `pngtopnm` (libpng),
+/// whose binary PPM output is plain RGB.
 public enum IndependentPNGReader {
-    static let script = """
-        import struct, sys, zlib
-        data = open(sys.argv[1], 'rb').read()
-        assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
-        pos, idat = 8, b''
-        while pos < len(data):
-            length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-            body = data[pos + 8:pos + 8 + length]
-            assert zlib.crc32(kind + body) == struct.unpack('>I', data[pos + 8 + length:pos + 12 + length])[0]
-            if kind == b'IHDR': width, height = struct.unpack('>II', body[:8])
-            if kind == b'IDAT': idat += body
-            pos += 12 + length
-        raw = zlib.decompress(idat)
-        stride = width * 3
-        prev = bytearray(stride)
-        out = ['%d %d' % (width, height)]
-        for y in range(height):
-            kind = raw[y * (stride + 1)]
-            row = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-            for i in range(stride):
-                a = row[i - 3] if i >= 3 else 0
-                b = prev[i]
-                c = prev[i - 3] if i >= 3 else 0
-                if kind == 1: row[i] = (row[i] + a) & 255
-                elif kind == 2: row[i] = (row[i] + b) & 255
-                elif kind == 3: row[i] = (row[i] + (a + b) // 2) & 255
-                elif kind == 4:
-                    p = a + b - c
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-                else: assert kind == 0, kind
-            prev = row
-            out.append(row.hex())
-        print('\\n'.join(out))
-        """
+    public struct Picture: Sendable {
+        public let width: Int
+        public let height: Int
+        /// RGB, three bytes per pixel, rows top to bottom.
+        public let rgb: [UInt8]
 
-    /// The picture's size and its rows, each as hex RGB bytes (`rrggbb` per pixel).
-    public static func read(_ file: String) async throws -> (width: Int, height: Int, rows: [String]) {
-        let result = try await XTool.output("python3", ["-c", script, file])
-        try #require(result.status == 0, "the PNG did not decode: \(result.text)")
-        let lines = result.text.split(separator: "\n").map(String.init)
-        let size = (lines.first ?? "").split(separator: " ").compactMap { Int($0) }
-        try #require(size.count == 2, "no size in \(lines.first ?? "")")
-        return (size[0], size[1], Array(lines.dropFirst()))
+        public func pixel(x: Int, y: Int) -> UInt32 {
+            let offset = (y * width + x) * 3
+            return UInt32(rgb[offset]) << 16 | UInt32(rgb[offset + 1]) << 8 | UInt32(rgb[offset + 2])
+        }
     }
 
-    /// The RGB value of pixel `x` in a row `read` returned.
-    public static func pixel(_ row: String, _ x: Int) -> UInt32 {
-        let start = row.index(row.startIndex, offsetBy: x * 6)
-        return UInt32(row[start..<row.index(start, offsetBy: 6)], radix: 16) ?? 0
+    public static func read(_ file: String) async throws -> Picture {
+        let ppm = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-ppm-\(UUID().uuidString).ppm").path
+        defer { try? FileManager.default.removeItem(atPath: ppm) }
+        let result = try await XTool.output("sh", ["-c", "pngtopnm '\(file)' > '\(ppm)'"])
+        try #require(result.status == 0, "pngtopnm could not read the PNG (netpbm, Tools/install-deps.sh): \(result.text)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: ppm)))
+        // "P6" width height maxval, each after whitespace, then one whitespace byte and the pixels.
+        var fields: [Int] = []
+        var index = 2
+        try #require(bytes.starts(with: Array("P6".utf8)), "not a binary PPM")
+        while fields.count < 3, index < bytes.count {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
+            var value = 0
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            fields.append(value)
+        }
+        index += 1
+        try #require(fields.count == 3 && fields[2] == 255, "unexpected PPM header \(fields)")
+        let (width, height) = (fields[0], fields[1])
+        try #require(bytes.count - index == width * height * 3, "PPM holds \(bytes.count - index) bytes for \(width)x\(height)")
+        return Picture(width: width, height: height, rgb: Array(bytes[index...]))
     }
 }
