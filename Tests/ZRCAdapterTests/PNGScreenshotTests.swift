@@ -72,7 +72,7 @@ import ZRCZlib
     /// A desktop as people have it: a coloured background, a terminal full of text, a clock.
     /// The stored-block writer this replaced made files the size of the raw RGB pixels.
     @Test func aDesktopIsAtLeastTenTimesSmallerThanItsPixels() async throws {
-        let server = try PrivateXServer(["-screen", "0", "1280x800x24"])
+        let server = try await PrivateXServer.start(["-screen", "0", "1280x800x24"])
         let connection = try X11Connection(displayName: server.display)
         try await server.run("xsetroot", ["-solid", "#2e5c8a"])
         let terminal = try XApplication(display: server.display, ["xterm", "-geometry", "120x40+40+40", "-e", "sh", "-c",

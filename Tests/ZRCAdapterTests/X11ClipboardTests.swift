@@ -22,8 +22,8 @@ import ZRCXTestSupport
         let server: PrivateXServer
         let directory: URL
 
-        init() throws {
-            server = try PrivateXServer(["-screen", "0", "320x200x24"])
+        init() async throws {
+            server = try await PrivateXServer.start(["-screen", "0", "320x200x24"])
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-clip-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
@@ -82,7 +82,7 @@ import ZRCXTestSupport
 
     @Test(arguments: [(100, false), (600_000, true)])
     func readsTextAnotherClientOwns(size: Int, incremental: Bool) async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: Self.limit)
@@ -106,7 +106,7 @@ import ZRCXTestSupport
     }
 
     @Test func readsLatin1FromAnOwnerWithoutUTF8() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: Self.limit)
@@ -119,7 +119,7 @@ import ZRCXTestSupport
     }
 
     @Test func aReadOverTheLimitFailsWithoutTakingIt() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: 50_000)
@@ -137,7 +137,7 @@ import ZRCXTestSupport
 
     @Test(arguments: [100, 600_000])
     func ownedTextIsWhatOtherClientsPaste(size: Int) async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: Self.limit)
@@ -166,7 +166,7 @@ import ZRCXTestSupport
     }
 
     @Test func ownedLatin1IsServedAsString() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: Self.limit)
@@ -181,7 +181,7 @@ import ZRCXTestSupport
 
     /// Latin-1 grows when it becomes UTF-8: the limit applies to what would be shared.
     @Test func latin1ThatOutgrowsTheLimitAsUTF8IsRefused() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: 1000)
@@ -200,7 +200,7 @@ import ZRCXTestSupport
     /// Another client's change of owner, still queued when this client takes the selection, is
     /// older than this client's ownership and must not end it.
     @Test func aChangeQueuedBeforeOwningDoesNotUndoIt() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: Self.limit)
@@ -222,7 +222,7 @@ import ZRCXTestSupport
     }
 
     @Test func textOverTheLimitIsNotOwned() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.cleanUp() }
         let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
                                          maximumBytes: 1000)

@@ -6,9 +6,9 @@ import ZRCX11
 /// break the capture tests).
 @Suite("X11 cursor and monitor layout")
 struct X11CursorAndMonitorTests {
-    @Test func cursorImageIsSaneAndReportedOncePerShape() throws {
+    @Test func cursorImageIsSaneAndReportedOncePerShape() async throws {
         _ = try TestDisplay.require()
-        let server = try PrivateXServer(["-screen", "0", "640x480x24"])
+        let server = try await PrivateXServer.start(["-screen", "0", "640x480x24"])
         let connection = try X11Connection(displayName: server.display)
         let cursor = try CursorMonitor(connection: connection)
         let image = try #require(try cursor.changedImage())
@@ -52,7 +52,7 @@ struct X11CursorAndMonitorTests {
 
     @Test func aScreenSizeChangeShowsInTheNextLayout() async throws {
         _ = try TestDisplay.require()
-        let server = try PrivateXServer(["-screen", "0", "1024x768x24"])
+        let server = try await PrivateXServer.start(["-screen", "0", "1024x768x24"])
         let connection = try X11Connection(displayName: server.display)
         let before = try MonitorLayout.read(from: connection)
         #expect(before.screenWidth == 1024 && before.screenHeight == 768)

@@ -7,9 +7,9 @@ import ZRCX11
 /// reports nothing.
 @Suite("X11 damage monitoring")
 struct X11DamageTests {
-    @Test func drawingIsReportedOnceAndAQuietScreenReportsNothing() throws {
+    @Test func drawingIsReportedOnceAndAQuietScreenReportsNothing() async throws {
         _ = try TestDisplay.require()
-        let server = try PrivateXServer(["-screen", "0", "640x480x24"])
+        let server = try await PrivateXServer.start(["-screen", "0", "640x480x24"])
         let client = try TestXClient(display: server.display)
         let monitor = try DamageMonitor(connection: try X11Connection(displayName: server.display))
         // A new DAMAGE object starts with its whole window damaged, which gives the host its first

@@ -9,7 +9,7 @@ import ZRCX11
 struct X11FallbackTests {
     @Test func serverWithoutSharedMemoryFallsBackAndLogsWhy() async throws {
         _ = try TestDisplay.require()
-        let server = try PrivateXServer(["-extension", "MIT-SHM", "-screen", "0", "320x200x24"])
+        let server = try await PrivateXServer.start(["-extension", "MIT-SHM", "-screen", "0", "320x200x24"])
         let connection = try X11Connection(displayName: server.display)
         #expect(!connection.has(.sharedMemory))
         #expect(connection.has(.xtest))
@@ -31,9 +31,9 @@ struct X11FallbackTests {
         #expect(wrong == nil, "pixel at byte \(wrong ?? -1) is not #123456")
     }
 
-    @Test func sixteenBitScreenIsRefusedWithAReason() throws {
+    @Test func sixteenBitScreenIsRefusedWithAReason() async throws {
         _ = try TestDisplay.require()
-        let server = try PrivateXServer(["-screen", "0", "320x200x16"])
+        let server = try await PrivateXServer.start(["-screen", "0", "320x200x16"])
         let connection = try X11Connection(displayName: server.display)
         #expect(connection.screen.depth == 16 && connection.screen.bitsPerPixel == 16)
         #expect(!connection.screen.isBGRX)

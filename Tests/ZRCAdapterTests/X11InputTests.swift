@@ -14,9 +14,9 @@ struct X11InputTests {
         let injector: InputInjector
         let client: TestXClient
 
-        init() throws {
+        init() async throws {
             _ = try TestDisplay.require()
-            server = try PrivateXServer(["-screen", "0", "1024x768x24"])
+            server = try await PrivateXServer.start(["-screen", "0", "1024x768x24"])
             connection = try X11Connection(displayName: server.display)
             injector = try InputInjector(connection: connection)
             client = try TestXClient(display: server.display)
@@ -24,8 +24,8 @@ struct X11InputTests {
         }
     }
 
-    @Test func pointerMovesArriveAtTheirCoordinates() throws {
-        let s = try Setup()
+    @Test func pointerMovesArriveAtTheirCoordinates() async throws {
+        let s = try await Setup()
         // Xvfb starts the pointer at the centre, where a move would produce no event.
         let points = [(10, 20), (1023, 767), (0, 0), (700, 33)]
         for (x, y) in points { try s.injector.movePointer(x: x, y: y) }
@@ -34,8 +34,8 @@ struct X11InputTests {
     }
 
     @Test(arguments: 1...7)
-    func eachButtonPressesAndReleasesWhereThePointerIs(_ number: Int) throws {
-        let s = try Setup()
+    func eachButtonPressesAndReleasesWhereThePointerIs(_ number: Int) async throws {
+        let s = try await Setup()
         try s.injector.movePointer(x: 100, y: 50)
         _ = s.client.takeEvents()
         try s.injector.button(number, pressed: true)
@@ -45,8 +45,8 @@ struct X11InputTests {
         #expect(s.client.takeEvents() == [.buttonPress(number, x: 100, y: 50), .buttonRelease(number, x: 100, y: 50)])
     }
 
-    @Test func scrollIsClicksOfButtonsFourToSeven() throws {
-        let s = try Setup()
+    @Test func scrollIsClicksOfButtonsFourToSeven() async throws {
+        let s = try await Setup()
         try s.injector.movePointer(x: 5, y: 6)
         _ = s.client.takeEvents()
         try s.injector.scroll(down: 2, right: -1)
@@ -59,8 +59,8 @@ struct X11InputTests {
         }
     }
 
-    @Test func keyWithShiftAndControlArrivesInTheirState() throws {
-        let s = try Setup()
+    @Test func keyWithShiftAndControlArrivesInTheirState() async throws {
+        let s = try await Setup()
         let mapping = try KeyboardMapping.read(from: s.connection)
         try s.injector.tap(0x61 /* a */, modifiers: [.shift, .control])
         let events = s.client.takeEvents()
@@ -76,8 +76,8 @@ struct X11InputTests {
     }
 
     @Test(arguments: ["héllo ✓", "Hello, World! ~ 5€ ÿ→ü"])
-    func unicodeTextArrivesAsThoseCharactersAndTheMappingIsRestored(_ text: String) throws {
-        let s = try Setup()
+    func unicodeTextArrivesAsThoseCharactersAndTheMappingIsRestored(_ text: String) async throws {
+        let s = try await Setup()
         let original = try KeyboardMapping.read(from: s.connection)
         try s.injector.typeText(text)
         #expect(s.injector.spareBindings.values.contains(0x0100_2713) == text.contains("✓"))
@@ -100,15 +100,15 @@ struct X11InputTests {
         #expect(try KeyboardMapping.read(from: s.connection) == original, "keyboard mapping not restored")
     }
 
-    @Test func controlCharactersAreRefusedBeforeTypingAnything() throws {
-        let s = try Setup()
+    @Test func controlCharactersAreRefusedBeforeTypingAnything() async throws {
+        let s = try await Setup()
         let error = #expect(throws: X11Error.self) { try s.injector.typeText("ab\u{1}c") }
         #expect(error?.kind == .invalidInput)
         #expect(s.client.takeEvents().isEmpty)
     }
 
-    @Test func releaseAllLeavesNothingPressedAndRestoresTheMapping() throws {
-        let s = try Setup()
+    @Test func releaseAllLeavesNothingPressedAndRestoresTheMapping() async throws {
+        let s = try await Setup()
         let original = try KeyboardMapping.read(from: s.connection)
         try s.injector.movePointer(x: 300, y: 200)
         try s.injector.key(Keysym.shiftLeft, pressed: true)
@@ -132,8 +132,8 @@ struct X11InputTests {
         #expect(s.client.takeEvents().isEmpty)
     }
 
-    @Test func sparesAreReusedWhenTheyRunOut() throws {
-        let s = try Setup()
+    @Test func sparesAreReusedWhenTheyRunOut() async throws {
+        let s = try await Setup()
         let original = try KeyboardMapping.read(from: s.connection)
         let spareCount = original.keysyms.indices.count / original.keysymsPerKeycode
             - (Int(original.minKeycode)...Int(original.maxKeycode)).filter { original.keysyms(of: UInt8($0)).contains { $0 != 0 } }.count

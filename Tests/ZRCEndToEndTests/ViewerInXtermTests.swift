@@ -8,7 +8,7 @@ extension ViewerInRealTerminals {
 @Suite struct ViewerInXtermTests {
     @Test func sixelShowsThePatternAndAClickLandsOnTheMappedRemotePixel() async throws {
         let rig = try await ViewerRig()
-        let viewer = try PrivateXServer(["-screen", "0", "1024x768x24"])
+        let viewer = try await PrivateXServer.start(["-screen", "0", "1024x768x24"])
         let files = rig.files("xterm")
         var environment = try rig.env.environment(for: "controller")
         environment["DISPLAY"] = viewer.display

@@ -24,7 +24,7 @@ import ZRCXTestSupport
 
         init(policy: SessionPolicy = .viewOnly, screen: (width: Int, height: Int) = (X11SessionTests.width, X11SessionTests.height),
              monitor: String? = nil, wholeUpdates: Bool = false, prepare: (PrivateXServer) async throws -> Void = { _ in }) async throws {
-            server = try PrivateXServer(["-screen", "0", "\(screen.width)x\(screen.height)x24"])
+            server = try await PrivateXServer.start(["-screen", "0", "\(screen.width)x\(screen.height)x24"])
             try await prepare(server)
             let source = try X11ScreenSource(displayName: server.display, monitor: monitor, logger: .init(label: "test"))
             #expect(await source.captureMethod == "MIT-SHM")

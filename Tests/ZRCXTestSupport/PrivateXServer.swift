@@ -4,17 +4,52 @@ import Testing
 /// An extra Xvfb with settings the shared test display lacks (no MIT-SHM, another depth), started
 /// and stopped by one test. Inside Tools/with-test-services.sh, a server left behind by a crashed
 /// test is swept with the rest of the environment.
-public final class PrivateXServer {
+public final class PrivateXServer: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a `let` set in init; the only calls made on
+    // `process` after that (processIdentifier, waitUntilExit in deinit) are thread-safe.
     public let display: String
     private let process: Process
     private let directory: URL
 
     /// Starts `Xvfb` with `arguments` on a free display number (Xvfb picks it: -displayfd).
+    /// Blocks while Xvfb starts (up to 10 s): from async code use `start`.
     public init(_ arguments: [String]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-xvfb-\(UUID().uuidString)")
+        do {
+            (display, process, directory) = try Self.launch(arguments)
+        } catch {
+            try #require(Bool(false), "\(error)")
+            throw error
+        }
+    }
+
+    private init(launched: (String, Process, URL)) {
+        (display, process, directory) = launched
+    }
+
+    /// `init` on a thread of its own, so the test does not hold one of Swift's few cooperative
+    /// threads while Xvfb starts (a loaded machine takes seconds; several tests at once blocked
+    /// every thread the hosts under test needed).
+    public static func start(_ arguments: [String]) async throws -> PrivateXServer {
+        let launched: Result<(String, Process, URL), any Error> = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Result { try launch(arguments) }) }.start()
+        }
+        switch launched {
+        case .success(let parts): return PrivateXServer(launched: parts)
+        case .failure(let error):
+            try #require(Bool(false), "\(error)")
+            throw error
+        }
+    }
+
+    private struct LaunchError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func launch(_ arguments: [String]) throws -> (String, Process, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-xvfb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let numberFile = directory.appendingPathComponent("display")
-        process = Process()
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // exec: the Process's pid is Xvfb's own, so terminate() reaches the server.
         // -noreset for the reason given in Tools/with-test-services.sh.
@@ -25,15 +60,18 @@ public final class PrivateXServer {
         for _ in 0..<100 where number.isEmpty {
             number = ((try? String(contentsOf: numberFile, encoding: .utf8)) ?? "").filter(\.isNumber)
             if number.isEmpty {
-                try #require(process.isRunning, "Xvfb \(arguments.joined(separator: " ")) exited during startup")
+                guard process.isRunning else {
+                    throw LaunchError(description: "Xvfb \(arguments.joined(separator: " ")) exited during startup")
+                }
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
-        display = ":\(number)"
         if number.isEmpty {
             kill(process.processIdentifier, SIGKILL)
-            try #require(Bool(false), "Xvfb \(arguments.joined(separator: " ")) reported no display number within 10 s")
+            process.waitUntilExit()
+            throw LaunchError(description: "Xvfb \(arguments.joined(separator: " ")) reported no display number within 10 s")
         }
+        return (":\(number)", process, directory)
     }
 
     deinit {

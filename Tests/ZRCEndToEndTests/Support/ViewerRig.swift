@@ -15,7 +15,7 @@ final class ViewerRig {
 
     init() async throws {
         env = try EndToEndEnvironment()
-        display = try PrivateXServer(["-screen", "0", "\(TestPattern.width)x\(TestPattern.height)x24"])
+        display = try await PrivateXServer.start(["-screen", "0", "\(TestPattern.width)x\(TestPattern.height)x24"])
         client = try TestXClient(display: display.display)
         let halfWidth = TestPattern.width / 2, halfHeight = TestPattern.height / 2
         client.fill(x: 0, y: 0, width: halfWidth, height: halfHeight, pixel: TestPattern.topLeft)

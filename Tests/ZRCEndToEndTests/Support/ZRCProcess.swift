@@ -17,13 +17,18 @@ final class ZRCProcess: Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         self.process = process
+        // At the end of a pipe the handler would be called again and again with nothing (the
+        // descriptor stays readable): it removes itself, which also stops libdispatch watching
+        // the descriptor before the handle closes it.
         stdout.fileHandleForReading.readabilityHandler = { [output] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.append(stdout: text)
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            output.append(stdout: String(decoding: data, as: UTF8.self))
         }
         stderr.fileHandleForReading.readabilityHandler = { [output] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.append(stderr: text)
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            output.append(stderr: String(decoding: data, as: UTF8.self))
         }
         try process.run()
     }
