@@ -24,14 +24,6 @@ public final class VirtualDesktop: Sendable {
     private let server: ChildProcess
     private let session: [ChildProcess]
 
-    /// The processes' environment: this one's, pointed at the desktop.
-    private static func environment(display: String, authority: URL) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display
-        environment["XAUTHORITY"] = authority.path
-        return environment
-    }
-
     /// Starts Xvfb at `width`×`height` and the session; `runtime` is a private directory of this
     /// user (the control socket's), where the authority file and the logs go. Sets this process's
     /// `XAUTHORITY` to the desktop's cookie (libxcb reads it from there): call before any thread
@@ -79,7 +71,10 @@ public final class VirtualDesktop: Sendable {
             throw CommandError(.failure, "Xvfb did not start: \(log.split(separator: "\n").suffix(3).joined(separator: " "))")
         }
         displayName = ":\(number)"
-        let environment = Self.environment(display: displayName, authority: authorityFile)
+        // The session's programs: this process's environment, pointed at the desktop.
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = displayName
+        environment["XAUTHORITY"] = authorityFile.path
         let sessionLog = directory.appendingPathComponent("session.log")
         let xsession = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".xsession")
         var started: [ChildProcess] = []
@@ -116,9 +111,6 @@ public final class VirtualDesktop: Sendable {
         await server.stop()
         try? FileManager.default.removeItem(at: directory)
     }
-
-    /// The environment a program needs to run on this desktop.
-    public var clientEnvironment: [String: String] { Self.environment(display: displayName, authority: authorityFile) }
 
     /// One X authority entry: FamilyWild (any address, any display), MIT-MAGIC-COOKIE-1.
     static func authorityEntry(cookie: [UInt8]) -> [UInt8] {

@@ -54,9 +54,6 @@ public actor X11ClipboardBridge: ClipboardBridge {
 
     public nonisolated func changes() -> AsyncStream<ClipboardContent> { stream }
 
-    /// Incremental transfers so far, read and sent (tests check that INCR was exercised).
-    public var incrementalTransfers: (reads: Int, sends: Int) { (clipboard.incrementalReads, clipboard.incrementalSends) }
-
     public func read(_ selection: ClipboardSelection) async throws -> ClipboardContent {
         if let failure { throw ClipboardUnavailable(failure) }
         if let text = clipboard.ownedText(Self.x11(selection)) { return ClipboardContent(selection: selection, mimeType: ClipboardContent.utf8Text, data: text) }

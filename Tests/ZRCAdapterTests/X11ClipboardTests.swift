@@ -63,6 +63,22 @@ import ZRCXTestSupport
         throw CancellationError()
     }
 
+    /// Waits for another client to take the clipboard, reads it, and returns how the read ended.
+    static func readAfterOwnerChange(_ clipboard: X11Clipboard) async throws -> X11Clipboard.Event {
+        _ = try await drive(clipboard) { $0 == .ownerChanged(.clipboard) }
+        clipboard.read(.clipboard, nowMicros: micros())
+        return try await drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+    }
+
+    /// The reason of a refused read.
+    static func refusal(_ event: X11Clipboard.Event) throws -> String {
+        guard case .readFailed(.clipboard, let reason) = event else {
+            try #require(Bool(false), "expected a refusal, got \(event)")
+            return ""
+        }
+        return reason
+    }
+
     /// Keeps answering X requests (as the owner does) while `work` runs.
     static func serving<T: Sendable>(_ clipboard: X11Clipboard, while work: @escaping @Sendable () async throws -> T) async throws -> T {
         let done = Mutex(false)
@@ -94,9 +110,7 @@ import ZRCXTestSupport
         } else {
             try await fixture.startOwner(["xclip", "-selection", "clipboard", "-i", path])
         }
-        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
-        clipboard.read(.clipboard, nowMicros: Self.micros())
-        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        let event = try await Self.readAfterOwnerChange(clipboard)
         guard case .readFinished(.clipboard, let bytes, let wasIncremental) = event else {
             try #require(Bool(false), "read failed: \(event)")
             return
@@ -112,9 +126,7 @@ import ZRCXTestSupport
                                          maximumBytes: Self.limit)
         let path = try fixture.file("latin1.txt", [0x63, 0x61, 0x66, 0xE9])  // "café" in ISO 8859-1
         try await fixture.startOwner(["xclip", "-selection", "clipboard", "-target", "STRING", "-i", path])
-        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
-        clipboard.read(.clipboard, nowMicros: Self.micros())
-        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        let event = try await Self.readAfterOwnerChange(clipboard)
         #expect(event == .readFinished(.clipboard, text: Array("café".utf8), incremental: false))
     }
 
@@ -125,13 +137,8 @@ import ZRCXTestSupport
                                          maximumBytes: 50_000)
         let path = try fixture.file("big.txt", Array(Self.sample(bytes: 200_000).utf8))
         try await fixture.startOwner(["xsel", "--clipboard", "--input"], input: path)
-        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
-        clipboard.read(.clipboard, nowMicros: Self.micros())
-        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
-        guard case .readFailed(.clipboard, let reason) = event else {
-            try #require(Bool(false), "expected a refusal, got \(event)")
-            return
-        }
+        let event = try await Self.readAfterOwnerChange(clipboard)
+        let reason = try Self.refusal(event)
         #expect(reason.contains("50000"), "\(reason)")
     }
 
@@ -187,13 +194,8 @@ import ZRCXTestSupport
                                          maximumBytes: 1000)
         let path = try fixture.file("wide.txt", [UInt8](repeating: 0xE9, count: 600))  // 1200 bytes as UTF-8
         try await fixture.startOwner(["xclip", "-selection", "clipboard", "-target", "STRING", "-i", path])
-        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
-        clipboard.read(.clipboard, nowMicros: Self.micros())
-        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
-        guard case .readFailed(.clipboard, let reason) = event else {
-            try #require(Bool(false), "expected a refusal, got \(event)")
-            return
-        }
+        let event = try await Self.readAfterOwnerChange(clipboard)
+        let reason = try Self.refusal(event)
         #expect(reason.contains("1200"), "\(reason)")
     }
 

@@ -40,13 +40,14 @@ import ZRCProtocol
                                clipboard: clipboard.map { ClipboardSharing(bridge: $0, inViewOnlySessions: inViewOnlySessions) })
     }
 
-    /// Pairs two controllers as `desk`: the first will control, the second watch.
-    func pair(_ harness: HostHarness, capabilities: Capabilities = viewer) async throws -> (ZRCController, ZRCController) {
-        let (first, _) = harness.controller(name: "first", capabilities: capabilities)
-        _ = try await first.pair(inviteText: try await harness.invite(), name: "desk")
-        let (second, _) = harness.controller(name: "second", capabilities: capabilities)
-        _ = try await second.pair(inviteText: try await harness.invite(), name: "desk")
-        return (first, second)
+    /// Two controllers' sessions: the first in control, the second watching.
+    func controllingAndWatching(_ harness: HostHarness) async throws -> (ControllerSession, ControllerSession) {
+        let (first, second) = try await harness.pairTwoControllers(capabilities: Self.viewer)
+        let controlling = try await first.connect(to: "desk")
+        _ = try await controlling.ping()  // its hello has been handled: it holds control
+        let watching = try await second.connect(to: "desk")
+        #expect(watching.granted.contains(.viewOnly))
+        return (controlling, watching)
     }
 
     /// The session's next message that `match` accepts; nil when the session ends first (a
@@ -74,11 +75,7 @@ import ZRCProtocol
         let harness = try harness(clipboard)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, second) = try await pair(harness)
-            let controlling = try await first.connect(to: "desk")
-            _ = try await controlling.ping()
-            let watching = try await second.connect(to: "desk")
-            #expect(watching.granted.contains(.viewOnly))
+            let (controlling, watching) = try await controllingAndWatching(harness)
 
             try await controlling.send(.clipboard(.text("from the controller ✓")))
             _ = try await controlling.ping()
@@ -115,11 +112,7 @@ import ZRCProtocol
         let harness = try harness(clipboard, inViewOnlySessions: true)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, second) = try await pair(harness)
-            let controlling = try await first.connect(to: "desk")
-            _ = try await controlling.ping()
-            let watching = try await second.connect(to: "desk")
-            #expect(watching.granted.contains(.viewOnly))
+            let (controlling, watching) = try await controllingAndWatching(harness)
             try await controlling.send(.clipboard(.text("shared")))
             // The session that set it does not get its own text back; the watcher does.
             #expect(await next(watching, where: Self.isClipboard) == .clipboard(.text("shared")))
@@ -135,7 +128,7 @@ import ZRCProtocol
         let harness = try harness(clipboard)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, _) = try await pair(harness, capabilities: [.rawRects, .solidRects])
+            let (first, _) = try await harness.pairTwoControllers(capabilities: [.rawRects, .solidRects])
             let session = try await first.connect(to: "desk")
             _ = try await session.ping()
             await clipboard.hostCopied("not pushed")
@@ -152,7 +145,7 @@ import ZRCProtocol
         let harness = try harness(clipboard)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, _) = try await pair(harness)
+            let (first, _) = try await harness.pairTwoControllers(capabilities: Self.viewer)
             let session = try await first.connect(to: "desk")
             for content in [ClipboardContent(selection: .clipboard, mimeType: ClipboardContent.utf8Text, data: [0x63, 0xE9]),
                             ClipboardContent(selection: .clipboard, mimeType: "image/png", data: [0x89, 0x50])] {
@@ -172,7 +165,7 @@ import ZRCProtocol
         let harness = try harness(nil)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, _) = try await pair(harness)
+            let (first, _) = try await harness.pairTwoControllers(capabilities: Self.viewer)
             let session = try await first.connect(to: "desk")
             guard case .hello(_, let capabilities, _) = await next(session, where: { if case .hello = $0 { true } else { false } }) else {
                 Issue.record("no hello")

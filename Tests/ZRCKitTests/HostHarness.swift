@@ -105,6 +105,15 @@ final class HostHarness: Sendable {
         return (controller, identity)
     }
 
+    /// Two controllers, `first` and `second`, paired with this host as `desk`.
+    func pairTwoControllers(capabilities: Capabilities? = nil) async throws -> (ZRCController, ZRCController) {
+        let (first, _) = controller(name: "first", capabilities: capabilities)
+        _ = try await first.pair(inviteText: try await invite(), name: "desk")
+        let (second, _) = controller(name: "second", capabilities: capabilities)
+        _ = try await second.pair(inviteText: try await invite(), name: "desk")
+        return (first, second)
+    }
+
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 

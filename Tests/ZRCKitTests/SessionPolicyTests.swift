@@ -11,20 +11,18 @@ import NIOCore
 /// One controlling session at a time; further controllers per policy; control passes on when the
 /// controlling session ends; sessions are listed and can be ended through the control socket.
 @Suite struct SessionPolicyTests {
-    func pairedControllers(_ harness: HostHarness) async throws -> (ZRCController, ZRCController) {
-        let (first, _) = harness.controller(name: "first")
-        _ = try await first.pair(inviteText: try await harness.invite(), name: "desk")
-        let (second, _) = harness.controller(name: "second")
-        _ = try await second.pair(inviteText: try await harness.invite(), name: "desk")
-        return (first, second)
+    /// A host sharing a fake screen with input, under `policy`.
+    static func harness(policy: SessionPolicy = .viewOnly) throws -> (HostHarness, FakeScreen) {
+        let screen = FakeScreen(width: 64, height: 64)
+        return (try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }), policy: policy),
+                screen)
     }
 
     @Test func aSecondControllerWatchesUntilTheFirstLeaves() async throws {
-        let screen = FakeScreen(width: 64, height: 64)
-        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
+        let (harness, _) = try Self.harness()
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, second) = try await pairedControllers(harness)
+            let (first, second) = try await harness.pairTwoControllers()
             let controlling = try await first.connect(to: "desk")
             #expect(!controlling.granted.contains(.viewOnly))
             let watching = try await second.connect(to: "desk")
@@ -57,12 +55,10 @@ import NIOCore
     /// One person with a viewer open and a scripted `zrc-ctl input` beside it: both sessions are
     /// the same controller's, so both control; another controller is still only a watcher.
     @Test func aSecondSessionOfTheControllerInControlSharesControl() async throws {
-        let screen = FakeScreen(width: 64, height: 64)
-        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }),
-                                      policy: .refuse)
+        let (harness, screen) = try Self.harness(policy: .refuse)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, second) = try await pairedControllers(harness)
+            let (first, second) = try await harness.pairTwoControllers()
             let viewer = try await first.connect(to: "desk")
             _ = try await viewer.ping()  // its hello has been handled: it holds control
             let script = try await first.connect(to: "desk")
@@ -78,12 +74,10 @@ import NIOCore
     }
 
     @Test func theRefusePolicyTurnsAwayASecondController() async throws {
-        let screen = FakeScreen(width: 64, height: 64)
-        let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }),
-                                      policy: .refuse)
+        let (harness, _) = try Self.harness(policy: .refuse)
         _ = try await harness.start()
         try await harness.stoppingAfter {
-            let (first, second) = try await pairedControllers(harness)
+            let (first, second) = try await harness.pairTwoControllers()
             let controlling = try await first.connect(to: "desk")
             let error = await #expect(throws: ControllerError.self) { try await second.connect(to: "desk") }
             #expect(error?.kind == .rejected(.refusedByPolicy))
