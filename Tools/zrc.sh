@@ -170,7 +170,7 @@ demo() {
     local invite
     invite=$("$bin/zrc-host" pair --json --address "$(local_address)" | sed -n 's/.*"invite":"\([^"]*\)".*/\1/p')
     [[ -n "$invite" ]] || die "no invite from zrc-host pair"
-    printf '%s\n' "$invite" | "$bin/zrc-ctl" pair - --name demo
+    printf '%s\n' "$invite" | "$bin/zrc-ctl" pair --name demo  # printf is a builtin: the invite is in no argv
   fi
   "$bin/zrc-ctl" ping demo --count 3 --interval 0
   if [[ -t 0 && -t 1 ]]; then

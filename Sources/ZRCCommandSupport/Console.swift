@@ -15,6 +15,11 @@ public enum Console {
         FileHandle.standardError.write(Data((TerminalSafeText.sanitized(text, keepingLineBreaks: true) + "\n").utf8))
     }
 
+    /// A prompt on stderr, without a line break (stdout stays for results).
+    public static func prompt(_ text: String) {
+        FileHandle.standardError.write(Data(TerminalSafeText.sanitized(text).utf8))
+    }
+
     /// Logging to stderr at `level`, sanitized; called once at start.
     public static func bootstrapLogging(level: Logger.Level) {
         LoggingSystem.bootstrap { label in

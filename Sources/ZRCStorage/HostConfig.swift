@@ -110,9 +110,12 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
     public var transportPreference: TransportPreference
     /// Exchange clipboard text with hosts (the viewer's copy and paste, `zrc-ctl clipboard`).
     public var clipboard: Bool
+    /// Let the viewer write every host copy into the terminal's clipboard without asking.
+    public var clipboardFromHost: Bool
 
     public init() {
         clipboard = true
+        clipboardFromHost = false
         controllerName = nil
         keyStore = .keyring
         rendezvousUrls = []
@@ -122,7 +125,7 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference, clipboard
+        case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference, clipboard, clipboardFromHost
     }
 
     public init(from decoder: any Decoder) throws {
@@ -138,6 +141,7 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
         stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
         transportPreference = try container.decodeTransportPreference(forKey: .transportPreference) ?? .auto
         clipboard = try container.decodeIfPresent(Bool.self, forKey: .clipboard) ?? true
+        clipboardFromHost = try container.decodeIfPresent(Bool.self, forKey: .clipboardFromHost) ?? false
     }
 }
 

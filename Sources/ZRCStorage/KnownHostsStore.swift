@@ -19,7 +19,7 @@ public actor KnownHostsStore {
             let known = hosts.map(\.name).joined(separator: ", ")
             throw StorageError(.notFound, path: file.path,
                                reason: "no paired host named `\(name)`"
-                                   + (known.isEmpty ? "; pair one with `zrc-ctl pair <invite>`" : " (known: \(known))"))
+                                   + (known.isEmpty ? "; pair one with `zrc-ctl pair --name NAME`" : " (known: \(known))"))
         }
         return host
     }

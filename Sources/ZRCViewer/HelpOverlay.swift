@@ -8,6 +8,7 @@ public enum HelpOverlay {
         "  arrows   pan the zoomed view",
         "  0        whole screen",
         "  p        paste: type it / via the host's clipboard",
+        "  c        take the host's clipboard into this one",
         "  ?        show / hide this help",
         "  Ctrl+]   send Ctrl+] itself",
         "",

@@ -25,11 +25,12 @@ extension TerminalViewer {
                     case .frame: sink.yield(.frameArrived)
                     case .message(.error(let code, let text)):
                         logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
+                        if code == .clipboardUnavailable { clipboardGate.requestFailed() }
                         if code == .clipboardRefused || code == .clipboardUnavailable { showNotice(text) }
                     case .message(.hello(_, let capabilities, _)):
                         mapper.clipboardAvailable = configuration.clipboard && capabilities.contains(.clipboard) && !mapper.viewOnly
                     case .message(.clipboard(let content)):
-                        await copyToTerminal(content)
+                        await received(content)
                     case .message, .ended: break
                     }
                 }

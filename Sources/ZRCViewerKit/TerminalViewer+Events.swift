@@ -74,14 +74,35 @@ extension TerminalViewer {
                     }
                 case .notice(let text):
                     showNotice(text)
+                case .takeHostClipboard:
+                    guard let session else { break }
+                    clipboardGate.requested(now: WireClock.monotonicMicros())
+                    do {
+                        try await session.send(.clipboardRequest(.clipboard))
+                        showNotice("asking the host for its clipboard…")
+                    } catch {
+                        clipboardGate.requestFailed()
+                        showNotice("the request did not reach the host: \(error.message)")
+                    }
                 }
             }
         }
     }
 
-    /// The host's clipboard changed: into this terminal's clipboard, with OSC 52.
-    func copyToTerminal(_ content: ClipboardContent) async {
-        guard configuration.clipboard, let sequence = TerminalClipboard.osc52(content) else { return }
+    /// A clipboard message from the host: written into this terminal's clipboard only when the
+    /// gate says it was asked for (or every copy is accepted); otherwise offered and dropped.
+    func received(_ content: ClipboardContent) async {
+        guard configuration.clipboard else { return }
+        switch clipboardGate.receive(content, now: WireClock.monotonicMicros()) {
+        case .write(let content): await copyToTerminal(content)
+        case .offer(let text): showNotice(text, seconds: 15)
+        case .drop: break
+        }
+    }
+
+    /// Into this terminal's clipboard, with OSC 52.
+    private func copyToTerminal(_ content: ClipboardContent) async {
+        guard let sequence = TerminalClipboard.osc52(content) else { return }
         do {
             try await writer.write(sequence)
             showNotice("copied \(content.data.count) bytes from the host's \(content.selection)")
@@ -91,9 +112,9 @@ extension TerminalViewer {
     }
 
     /// A message on the status line for a few seconds.
-    func showNotice(_ text: String) {
+    func showNotice(_ text: String, seconds: UInt64 = 4) {
         status.notice = text
-        noticeUntilMicros = WireClock.monotonicMicros() + 4_000_000
+        noticeUntilMicros = WireClock.monotonicMicros() + seconds * 1_000_000
         requestRender()
     }
 

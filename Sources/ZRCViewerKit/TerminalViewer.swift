@@ -59,6 +59,7 @@ public actor TerminalViewer {
     var framesDrawn = RateMeter()
     var bytesReceived = RateMeter()
     var lastReceivedTotal = 0
+    var clipboardGate: HostClipboardGate
 
     public init(configuration: ViewerConfiguration, openSession: @escaping SessionOpener, makeRenderer: @escaping RendererFactory,
                 logger: Logger) {
@@ -71,6 +72,7 @@ public actor TerminalViewer {
         mapper = ViewerInputMapper(viewport: Viewport(remoteWidth: 1, remoteHeight: 1, areaWidth: 1, areaHeight: 1), cellWidth: 1,
                                    cellHeight: 1)
         status = ViewerStatus(host: TerminalSafeText.sanitized(configuration.hostName), renderer: "")
+        clipboardGate = HostClipboardGate(acceptsEverything: configuration.clipboardFromHost)
     }
 
     /// Runs the viewer until the user leaves or it cannot go on; the terminal is restored on return.

@@ -19,13 +19,19 @@ public struct ViewerConfiguration: Sendable {
     /// Receive every pixel of the screen instead of the picture the terminal shows (the host
     /// otherwise scales to the terminal's size and sends only the zoomed region).
     public var fullResolution: Bool
-    /// Exchange the clipboard with the host: its copies go to this terminal's clipboard (OSC 52),
-    /// and pastes may go through its clipboard (Ctrl+] p).
+    /// Exchange the clipboard with the host: pastes may go through its clipboard (Ctrl+] p), and
+    /// its copies are offered on the status line (Ctrl+] c takes one into this terminal's clipboard).
     public var clipboard: Bool
+    /// Write every copy the host announces into this terminal's clipboard (OSC 52) without asking;
+    /// off by default, since anything on the host's display can set what would then be pasted
+    /// into a local shell.
+    public var clipboardFromHost: Bool
 
     public init(hostName: String, viewOnly: Bool = false, renderer: RendererKind? = nil, maximumFramesPerSecond: Int = 60,
-                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false, clipboard: Bool = true) {
+                probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false, clipboard: Bool = true,
+                clipboardFromHost: Bool = false) {
         self.clipboard = clipboard
+        self.clipboardFromHost = clipboardFromHost
         self.fullResolution = fullResolution
         self.hostName = hostName
         self.viewOnly = viewOnly

@@ -43,7 +43,7 @@ struct DevicesCommand: AsyncParsableCommand {
             }
             if json { return try JSONOutput.line(["hosts": hosts]) }
             if hosts.isEmpty {
-                Console.line("No paired hosts. Pair with `zrc-ctl pair <invite>` (run `zrc-host pair` on the host for an invite).")
+                Console.line("No paired hosts. Pair with `zrc-ctl pair --name NAME` and paste an invite from `zrc-host pair` on the host.")
                 return
             }
             var rows = [["NAME", "HOST", "FINGERPRINT", "ADDRESSES", "PAIRED", "LAST SEEN"]]

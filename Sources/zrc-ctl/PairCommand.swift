@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Glibc
 import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCStorage
@@ -7,12 +9,19 @@ struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
         abstract: "Pair with a host using a one-time invite from `zrc-host pair`.",
-        discussion: "Pins the host's key from the invite and stores the host under NAME for later sessions.")
+        discussion: """
+            Reads the invite from standard input, or asks for it when standard input is a terminal: \
+            never give it as an argument, where other users of this machine can read it (/proc/PID/cmdline) \
+            and pair first. Pins the host's key from the invite and stores the host under NAME for later sessions.
+
+            Examples: `zrc-ctl pair --name desk` (then paste the invite), `zrc-ctl pair --name desk < invite.txt`.
+            """)
 
     @OptionGroup var options: ControllerOptions
 
-    @Argument(help: "The invite text (zrc1-…), or - to read it from standard input (keeps it out of the process list).")
-    var invite: String
+    /// Only `-` (standard input, as before) is accepted: an invite in argv is refused in `validate()`.
+    @Argument(help: ArgumentHelp("Refused unless `-`: the invite is read from standard input or the prompt.", visibility: .hidden))
+    var invite: String?
 
     @Option(help: "Local name for the host (default: the name the host announces).")
     var name: String?
@@ -24,11 +33,22 @@ struct PairCommand: AsyncParsableCommand {
     var replace = false
 
     func validate() throws {
+        if let invite, invite != "-" {
+            throw ValidationError(Self.inviteInArgumentsRefusal)
+        }
         if let name, let problem = DeviceName.problem(with: name) { throw ValidationError("--name: \(problem)") }
         if let controllerName, let problem = DeviceName.problem(with: controllerName) {
             throw ValidationError("--controller-name: \(problem)")
         }
     }
+
+    /// Why an invite given as an argument is refused, and what to do instead.
+    static let inviteInArgumentsRefusal = """
+        the invite is not taken as an argument: other users of this machine can read a command's arguments \
+        (/proc/PID/cmdline) and pair with it first. This one may have been seen: make a new one with \
+        `zrc-host pair`, then run `zrc-ctl pair --name NAME` and paste it at the prompt (or pipe it in: \
+        `zrc-ctl pair --name NAME < invite.txt`)
+        """
 
     func run() async throws {
         try await CommandRunner.run(program: "zrc-ctl") {
@@ -36,7 +56,7 @@ struct PairCommand: AsyncParsableCommand {
             if let controllerName { context.config.controllerName = controllerName }
             let controller = try context.controller()
             do {
-                let host = try await controller.pair(inviteText: try inviteText(), name: name, replacing: replace)
+                let host = try await controller.pair(inviteText: try Self.readInvite(), name: name, replacing: replace)
                 Console.line("Paired with \(host.hostName) as `\(host.name)`.")
                 Console.line("Host key fingerprint: \(controller.fingerprint(of: host.publicKey)) — it should match what `zrc-host pair` showed.")
                 Console.line("Try it: zrc-ctl ping \(host.name)")
@@ -46,13 +66,17 @@ struct PairCommand: AsyncParsableCommand {
         }
     }
 
-    /// The invite from the argument, or from stdin for `-`: other local users can read a
-    /// process's arguments, and an unused invite is a pairing secret.
-    private func inviteText() throws(CommandError) -> String {
-        guard invite == "-" else { return invite }
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-            throw CommandError(.invalidInvite, "no invite on standard input")
+    /// The invite from standard input: asked for at a prompt (on stderr) when it is a terminal.
+    /// One line, at most 4 KiB (an invite is a few hundred characters).
+    static func readInvite() throws(CommandError) -> String {
+        let interactive = isatty(STDIN_FILENO) == 1
+        if interactive { Console.prompt("Paste the invite from `zrc-host pair` and press Enter: ") }
+        guard let line = readLine(strippingNewline: true) else {
+            throw CommandError(.invalidInvite, interactive ? "no invite was entered" : "no invite on standard input")
         }
-        return line
+        let text = line.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { throw CommandError(.invalidInvite, "the invite is empty") }
+        guard text.utf8.count <= 4096 else { throw CommandError(.invalidInvite, "that is not an invite: it is longer than 4 KiB") }
+        return text
     }
 }

@@ -14,8 +14,9 @@ struct ViewCommand: AsyncParsableCommand {
             The renderer is chosen from what the terminal answers: kitty graphics, then sixel, then Unicode \
             symbols in 24-bit colour. Ctrl+] then ? shows the keys (q detaches, + and - zoom, arrows pan). \
             When the host goes away the viewer reconnects after 2 s, 4 s, 8 s, then every 10 s; a changed host \
-            key or a revoked controller ends it with an explanation. What the host copies goes to this terminal's \
-            clipboard (OSC 52); a paste is typed, or with Ctrl+] p goes through the host's clipboard.
+            key or a revoked controller ends it with an explanation. What the host copies is offered on the status \
+            line, and Ctrl+] c puts it into this terminal's clipboard (OSC 52); it is never written there unasked \
+            unless --clipboard-from-host is given. A paste is typed, or with Ctrl+] p goes through the host's clipboard.
             """)
 
     @OptionGroup var options: ControllerOptions
@@ -35,10 +36,14 @@ struct ViewCommand: AsyncParsableCommand {
     @Flag(help: "Receive every pixel of the remote screen. By default the host sends the picture at the size the terminal shows it (and only the zoomed region), which saves bandwidth on slow links.")
     var fullResolution = false
 
-    @Flag(help: "Exchange no clipboard with the host: its copies stay out of this terminal's clipboard, and pastes are typed (controller.json: \"clipboard\": false).")
+    @Flag(help: "Exchange no clipboard with the host: its copies are not even offered, and pastes are typed (controller.json: \"clipboard\": false).")
     var noClipboard = false
 
+    @Flag(help: "Write every copy the host makes into this terminal's clipboard without asking (controller.json: \"clipboardFromHost\": true). Off by default: anything on the host's display can set its clipboard, and what lands here may be pasted into a local shell.")
+    var clipboardFromHost = false
+
     func validate() throws {
+        if noClipboard, clipboardFromHost { throw ValidationError("--no-clipboard and --clipboard-from-host contradict each other") }
         guard (1...240).contains(maxFPS) else { throw ValidationError("--max-fps must be between 1 and 240") }
     }
 
@@ -52,7 +57,8 @@ struct ViewCommand: AsyncParsableCommand {
             let name = self.name
             let viewer = TerminalViewer(
                 configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS,
-                                                   fullResolution: fullResolution, clipboard: clipboard),
+                                                   fullResolution: fullResolution, clipboard: clipboard,
+                                                   clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost)),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
                 makeRenderer: Self.makeRenderer, logger: context.logger)
             let exit = await viewer.run()

@@ -7,7 +7,7 @@ struct ZRCControllerCommand: AsyncParsableCommand {
         commandName: "zrc-ctl",
         abstract: "Control ZRC hosts from this terminal.",
         discussion: """
-            Pair once with `zrc-ctl pair <invite>` (the invite comes from `zrc-host pair` on the host), \
+            Pair once with `zrc-ctl pair --name NAME` and paste the invite from `zrc-host pair` at its prompt, \
             then check the connection with `zrc-ctl ping NAME`.
             """,
         version: ZRCVersion.current,

@@ -57,9 +57,9 @@ struct PairCommand: AsyncParsableCommand {
                 Addresses: \(summary.addresses.joined(separator: ", "))
 
                 On the controller, run
-                    zrc-ctl pair -
-                and paste the invite there (read from standard input, it stays out of the process
-                list and shell history), then check that it shows the same fingerprint.
+                    zrc-ctl pair --name NAME
+                and paste the invite at its prompt (never as an argument: other users could read it
+                in the process list), then check that it shows the same fingerprint.
                 """)
         }
     }

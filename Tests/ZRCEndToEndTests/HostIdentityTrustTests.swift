@@ -12,7 +12,7 @@ import Testing
         try await hostA.terminatingAfter {
             let (hostB, addressB) = try await env.startHost(keyID: second)
             try await hostB.terminatingAfter {
-                let pair = try await env.run("zrc-ctl", ["pair", try await env.invite(keyID: first), "--name", "a",
+                let pair = try await env.pair(invite: try await env.invite(keyID: first), ["--name", "a",
                                                          "--key-id", controllerKey], role: "controller")
                 #expect(pair.status == 0, "\(pair.stderr)")
 

@@ -12,7 +12,7 @@ import Testing
         let (host, address) = try await env.startHost(keyID: hostKey)
         let port = UInt16(address.split(separator: ":").last!)!
         let invite = try await env.invite(keyID: hostKey)
-        let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+        let pair = try await env.pair(invite: invite, ["--name", "desk", "--key-id", controllerKey], role: "controller")
         #expect(pair.status == 0, "\(pair.stderr)")
         let pinger = try env.launch("zrc-ctl", ["ping", "desk", "--count", "40", "--interval", "1s", "--key-id", controllerKey],
                                     role: "controller")

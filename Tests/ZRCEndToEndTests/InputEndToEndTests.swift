@@ -15,7 +15,7 @@ import Testing
         try await host.terminatingAfter {
             #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
             let invite = try await env.invite(keyID: hostKey)
-            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+            let pair = try await env.pair(invite: invite, ["--name", "desk", "--key-id", controllerKey], role: "controller")
             #expect(pair.status == 0, "\(pair.stderr)")
 
             for (x, y) in [(123, 456), (10, 20), (639, 479)] {

@@ -19,9 +19,10 @@ import Testing
             try ZRCProcess(executable: script, arguments: ["exec", "--id", id, node, "--", env.binaries.appendingPathComponent(binary).path] + arguments,
                            environment: env.environment(for: role))
         }
-        func runInNode(_ node: String, _ binary: String, _ arguments: [String], role: String) async throws -> (Int32, String, String) {
+        func runInNode(_ node: String, _ binary: String, _ arguments: [String], role: String, stdin: String? = nil) async throws
+            -> (Int32, String, String) {
             let result = try await Spawn.runOffPool([script.path, "exec", "--id", id, node, "--", env.binaries.appendingPathComponent(binary).path]
-                + arguments, environment: try env.environment(for: role))
+                + arguments, environment: try env.environment(for: role), stdin: stdin)
             return (result.status, result.stdout, result.stderr)
         }
 
@@ -36,7 +37,7 @@ import Testing
         let invite = try await runInNode("node1", "zrc-host", ["pair", "--json"], role: "desk-one")
         let object = try JSONSerialization.jsonObject(with: Data(invite.1.utf8)) as? [String: Any]
         let text = try #require(object?["invite"] as? String, "\(invite.2)")
-        let pair = try await runInNode("node0", "zrc-ctl", ["pair", text, "--name", "mine"], role: "controller")
+        let pair = try await runInNode("node0", "zrc-ctl", ["pair", "--name", "mine"], role: "controller", stdin: text)
         #expect(pair.0 == 0, "\(pair.2)")
 
         let scan = try await runInNode("node0", "zrc-ctl", ["devices", "--scan", "--scan-time", "3s"], role: "controller")

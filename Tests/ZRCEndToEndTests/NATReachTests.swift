@@ -39,7 +39,7 @@ import Testing
                                                namespace: lab.hostNamespace)
                 let object = try JSONSerialization.jsonObject(with: Data(invite.stdout.utf8)) as? [String: Any]
                 guard let text = object?["invite"] as? String else { throw SetupError("no invite: \(invite.stderr)") }
-                let pair = try await env.run("zrc-ctl", ["pair", text, "--name", "far"], role: "controller", namespace: lab.controllerNamespace)
+                let pair = try await env.pair(invite: text, ["--name", "far"], role: "controller", namespace: lab.controllerNamespace)
                 guard pair.status == 0 else { throw SetupError("pairing over the LAN failed: \(pair.stderr)") }
                 try await lab.command("lan-down")
                 return Rig(env: env, lab: lab, host: host, display: display)

@@ -12,7 +12,7 @@ import Testing
         do {
             // Pair with an invite.
             let invite = try await env.invite(keyID: hostKey)
-            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--controller-name", "e2e-laptop",
+            let pair = try await env.pair(invite: invite, ["--name", "desk", "--controller-name", "e2e-laptop",
                                                      "--key-id", controllerKey], role: "controller")
             #expect(pair.status == 0, "\(pair.stderr)")
             #expect(pair.stdout.contains("Paired with e2e-host as `desk`"))
@@ -44,7 +44,7 @@ import Testing
             #expect(Set(controllerJSON.keys) == ["fingerprint", "publicKey", "controllerName"])
 
             // A second use of the same invite fails.
-            let again = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", "other-\(env.tag)"],
+            let again = try await env.pair(invite: invite, ["--name", "desk", "--key-id", "other-\(env.tag)"],
                                           role: "controller-2")
             #expect(again.status == 4, "\(again.stdout) \(again.stderr)")
             #expect(again.stderr.contains("already used"))
@@ -75,7 +75,7 @@ import Testing
 
             // Pair again, then the host comes back at the same address with a new key.
             let secondInvite = try await env.invite(keyID: hostKey)
-            let repair = try await env.run("zrc-ctl", ["pair", secondInvite, "--name", "desk", "--controller-name", "e2e-laptop",
+            let repair = try await env.pair(invite: secondInvite, ["--name", "desk", "--controller-name", "e2e-laptop",
                                                        "--key-id", controllerKey], role: "controller")
             #expect(repair.status == 0, "\(repair.stderr)")
             await host.terminate()
@@ -95,6 +95,30 @@ import Testing
                 "the control socket is removed on exit")
     }
 
+    /// An invite given as an argument is refused before anything happens (other local users could
+    /// read it in /proc/PID/cmdline and pair first), with what to do instead; nothing is paired,
+    /// and the same invite on standard input then pairs.
+    @Test func anInviteInTheArgumentsIsRefusedAndStandardInputPairs() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
+        let (host, _) = try await env.startHost(keyID: hostKey)
+        try await host.terminatingAfter {
+            let invite = try await env.invite(keyID: hostKey)
+            let refused = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+            #expect(refused.status == 64, "\(refused.stdout) \(refused.stderr)")
+            #expect(refused.stderr.contains("not taken as an argument") && refused.stderr.contains("/proc/PID/cmdline"), "\(refused.stderr)")
+            let devices = try await env.run("zrc-ctl", ["devices", "--json", "--key-id", controllerKey], role: "controller")
+            #expect(!devices.stdout.contains("desk"), "nothing was paired: \(devices.stdout)")
+            let help = try await env.run("zrc-ctl", ["pair", "--help"], role: "controller")
+            #expect(help.stdout.contains("never give it as an argument"), "\(help.stdout)")
+            let empty = try await env.pair(invite: "", ["--name", "desk", "--key-id", controllerKey])
+            #expect(empty.status == 5 && empty.stderr.contains("empty"), "\(empty.stderr)")
+            let paired = try await env.pair(invite: "  \(invite)  ", ["--name", "desk", "--key-id", controllerKey])
+            #expect(paired.status == 0 && paired.stdout.contains("Paired with e2e-host as `desk`"), "\(paired.stderr)")
+        }
+    }
+
     /// A `--json` command's output: one JSON object on one line.
     static func json(_ result: (status: Int32, stdout: String, stderr: String)) throws -> [String: Any] {
         #expect(result.status == 0, "\(result.stderr)")
@@ -109,7 +133,7 @@ import Testing
         let (host, _) = try await env.startHost(keyID: hostKey)
         let invite = try await env.invite(keyID: hostKey, lifetime: "30s")
         try await Task.sleep(for: .seconds(31))
-        let pair = try await env.run("zrc-ctl", ["pair", invite, "--key-id", "ctl-\(env.tag)"], role: "controller")
+        let pair = try await env.pair(invite: invite, ["--key-id", "ctl-\(env.tag)"], role: "controller")
         await host.terminate()
         #expect(pair.status == 5, "\(pair.stderr)")
         #expect(pair.stderr.contains("expired"))

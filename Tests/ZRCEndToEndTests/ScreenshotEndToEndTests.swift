@@ -21,7 +21,7 @@ import ZRCXTestSupport
             #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
             #expect(host.stderr.contains("capture via MIT-SHM"), "\(host.stderr)")
             let invite = try await env.invite(keyID: hostKey)
-            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+            let pair = try await env.pair(invite: invite, ["--name", "desk", "--key-id", controllerKey], role: "controller")
             #expect(pair.status == 0, "\(pair.stderr)")
 
             let file = env.root.appendingPathComponent("screen.png")

@@ -83,9 +83,10 @@ extension ViewerInRealTerminals {
         await rig.close()
     }
 
-    /// The clipboard through a real terminal: what an application on the host copies reaches
-    /// tmux's clipboard as OSC 52 (`set-clipboard on`), and a bracketed paste in the clipboard
-    /// paste mode (Ctrl+] p) reaches the host's clipboard, where xclip reads it.
+    /// The clipboard through a real terminal: what an application on the host copies is offered
+    /// on the status line and stays out of tmux's clipboard until Ctrl+] c takes it (then it
+    /// arrives as OSC 52, `set-clipboard on`), and a bracketed paste in the clipboard paste mode
+    /// (Ctrl+] p) reaches the host's clipboard, where xclip reads it.
     @Test func copiesReachTheTerminalAndPastesTheHostsClipboard() async throws {
         let rig = try await ViewerRig()
         let tmux = Tmux(tag: rig.env.tag, environment: try rig.env.environment(for: "controller"))
@@ -99,6 +100,10 @@ extension ViewerInRealTerminals {
         let source = rig.env.root.appendingPathComponent("copied.txt")
         try Data(copied.utf8).write(to: source)
         try await XTool.startDaemon(["xclip", "-selection", "clipboard", "-i", source.path], display: rig.display.display)
+        let offered = await Wait.until(.seconds(30)) { Self.statusLine(tmux).contains("Ctrl+] c to take") ? true : nil }
+        #expect(offered == true, "the copy is offered: \(Self.statusLine(tmux)) — \(files.read(files.log))")
+        #expect((try? tmux.run(["show-buffer"])) != copied, "the offer put nothing into tmux's clipboard")
+        try tmux.sendKeys(["C-]", "c"])
         let buffer = await Wait.until(.seconds(30)) { (try? tmux.run(["show-buffer"])).flatMap { $0 == copied ? $0 : nil } }
         #expect(buffer == copied, "tmux's clipboard: \((try? tmux.run(["show-buffer"])) ?? "none") — \(files.read(files.log))")
         #expect(await Wait.until(.seconds(10)) { Self.statusLine(tmux).contains("copied") ? true : nil } == true, "\(Self.statusLine(tmux))")

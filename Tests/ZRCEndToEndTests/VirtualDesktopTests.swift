@@ -47,7 +47,7 @@ import Testing
 
             // Shared like any screen.
             let invite = try await env.invite(keyID: hostKey)
-            let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "cloud", "--key-id", controllerKey], role: "controller")
+            let pair = try await env.pair(invite: invite, ["--name", "cloud", "--key-id", controllerKey], role: "controller")
             try #require(pair.status == 0, "\(pair.stderr)")
             let file = env.root.appendingPathComponent("virtual.png").path
             let shot = try await env.run("zrc-ctl", ["screenshot", "cloud", file, "--key-id", controllerKey], role: "controller")

@@ -103,12 +103,17 @@ final class HostileHost: Sendable {
         while !trickle.isEmpty, ContinuousClock.now < deadline {
             guard let sealed = try? channel.seal(fragment: trickle[next % trickle.count]), write(sealed) else { return }
             next += 1
-            // Waiting for input doubles as the pause; whatever the controller sends is dropped.
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(trickleInterval.components.seconds * 1000 + trickleInterval.components.attoseconds / 1_000_000_000_000_000)
-            if poll(&poller, 1, milliseconds) > 0 {
-                var buffer = [UInt8](repeating: 0, count: 65536)
-                guard recv(fd, &buffer, buffer.count, 0) > 0 else { return }
+            // Waiting for input doubles as the pause (the whole interval, whatever the controller
+            // sends meanwhile, which is dropped).
+            let pauseEnd = ContinuousClock.now + trickleInterval
+            while ContinuousClock.now < pauseEnd {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let left = pauseEnd - ContinuousClock.now
+                let milliseconds = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                if poll(&poller, 1, milliseconds) > 0 {
+                    var buffer = [UInt8](repeating: 0, count: 65536)
+                    guard recv(fd, &buffer, buffer.count, 0) > 0 else { return }
+                }
             }
         }
         while read() != nil {}
@@ -125,6 +130,21 @@ enum HostileMessages {
     static func string(_ text: String) -> [UInt8] { be16(UInt16(text.utf8.count)) + Array(text.utf8) }
 
     static var hello: [UInt8] { [0x01] + be16(1) + be32(0x1F) + string("agent " + escapes) }
+    /// A hello that announces a shared clipboard (capability bit 10).
+    static var helloSharingClipboard: [UInt8] { [0x01] + be16(1) + be32(0x41F) + string("agent") }
+
+    /// A `clipboard` message (0x40) for CLIPBOARD, nobody having asked for it: a command that
+    /// would run if it were pasted into a local shell.
+    static let pastejack = "echo pwned > /tmp/zrc-pastejack\nrm -rf ~/important\n"
+    static var unrequestedClipboard: [UInt8] {
+        let mime = Array("text/plain;charset=utf-8".utf8)
+        return [0x40, 0x00, UInt8(mime.count)] + mime + be32(UInt32(pastejack.utf8.count)) + Array(pastejack.utf8)
+    }
+
+    /// A whole message as one transport fragment (flags FIRST|LAST, u32 length), for `trickle`.
+    static func fragment(_ message: [UInt8]) -> [UInt8] { [0x03] + be32(UInt32(message.count)) + message }
+    /// A ping (0x02), which a controller answers and otherwise ignores.
+    static var ping: [UInt8] { [0x02] + [UInt8](repeating: 0, count: 16) }
     static var notice: [UInt8] { [0x05] + be16(2) + string("notice " + escapes) }
     static var revokedClose: [UInt8] { [0x04] + be16(4) + string("bye " + escapes) }
 

@@ -144,6 +144,30 @@ import ZRCProtocol
         Self.expectNoPeerEscapes(outcome.output)
     }
 
+    /// Pastejacking: a host (or anything on its display) sets its clipboard and the host pushes it
+    /// unasked. A viewer with default settings must not write it into the local clipboard (no
+    /// OSC 52 reaches the terminal); it only offers it on the status line. With
+    /// `--clipboard-from-host` the same push is written — which shows the check can fail.
+    @Test(arguments: [false, true])
+    func anUnrequestedClipboardNeverReachesTheTerminalByDefault(allowed: Bool) async throws {
+        // Several pushes, as an X client setting the clipboard again and again would cause; then
+        // a ping and 4 s for the viewer to draw its status line, and a close that ends the viewer.
+        let host = try await HostileHost(hostName: "evil", script: [HostileMessages.helloSharingClipboard]
+            + Array(repeating: HostileMessages.unrequestedClipboard, count: 3),
+            trickle: [HostileMessages.fragment(HostileMessages.ping), HostileMessages.fragment(HostileMessages.revokedClose)],
+            trickleInterval: .seconds(4))
+        let arguments = ["view", "evil", "--renderer", "symbols"] + (allowed ? ["--clipboard-from-host"] : [])
+        let outcome = try await Self.runController(arguments, against: host, inTerminal: true)
+        await host.stop()
+        let osc52 = "\u{1B}]52;"
+        if allowed {
+            #expect(outcome.output.contains(osc52), "allowed, the copy is written: \(outcome.output.suffix(800).debugDescription)")
+        } else {
+            #expect(!outcome.output.contains(osc52), "an unrequested copy reached the terminal: \(outcome.output.suffix(800).debugDescription)")
+            #expect(outcome.output.contains("host copied 2 lines"), "the copy is offered: \(outcome.output.suffix(800).debugDescription)")
+        }
+    }
+
     /// The viewer in a real pseudo-terminal: the host's name (on the status line), its notice and
     /// its close text are drawn, made harmless; none of its escape sequences reaches the terminal.
     @Test func theViewerDrawsNothingTheHostCouldUseToActOnTheTerminal() async throws {

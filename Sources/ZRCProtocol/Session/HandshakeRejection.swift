@@ -31,7 +31,7 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
             "the host could not decrypt our handshake: its identity key is not the one pinned when this controller "
                 + "paired with it. This happens when the host was reinstalled or its key was reset — or when someone "
                 + "is intercepting the connection. Nothing was sent. If you expected the change, pair again: "
-                + "`zrc-ctl forget NAME`, then `zrc-ctl pair <new invite from zrc-host pair>`"
+                + "`zrc-ctl forget NAME`, then `zrc-ctl pair --name NAME` with a new invite from `zrc-host pair`"
         case .notAuthorized:
             "the host does not know this controller (it was never paired, or it was revoked); pair again with a new invite from `zrc-host pair`"
         case .replayedHandshake:

@@ -13,6 +13,9 @@ public enum ViewerAction: Sendable, Equatable {
     case setClipboard(String)
     /// Something to tell the user on the status line for a moment.
     case notice(String)
+    /// The escape chord's `c`: ask the host for its clipboard and put the answer into this
+    /// terminal's clipboard (the one way a host copy gets there by default).
+    case takeHostClipboard
 }
 
 /// Turns terminal events into host input through the viewport, and handles the escape chord.
@@ -25,7 +28,7 @@ public enum ViewerAction: Sendable, Equatable {
 /// - Pasted text is typed as text, with Return and Tab keys for line breaks and tabs, or goes
 ///   through the host's clipboard (`pasteMode`, when the host shares its clipboard).
 /// - The escape chord is Ctrl+] followed by: `q` detach, `+`/`-` zoom, arrows pan, `0` whole
-///   screen, `p` paste mode, `?` help, Ctrl+] again to send Ctrl+] itself.
+///   screen, `p` paste mode, `c` take the host's clipboard, `?` help, Ctrl+] again to send Ctrl+] itself.
 public struct ViewerInputMapper: Sendable {
     public var viewport: Viewport
     /// Terminal pixels per cell, and where the drawing area starts (0-based cell column and row).
@@ -142,6 +145,9 @@ public struct ViewerInputMapper: Sendable {
             guard clipboardAvailable else { return [.notice("the host shares no clipboard with this session: paste types the text")] }
             pasteMode = pasteMode.next
             return [.notice(pasteMode.description)]
+        case UInt32(ascii: "c"), UInt32(ascii: "C"):
+            guard clipboardAvailable else { return [.notice("the host shares no clipboard with this session")] }
+            return [.takeHostClipboard]
         case Self.chordKeysym where modifiers == .control:
             return viewOnly ? [] : [.send(keyEvents(keysym, modifiers: modifiers, action: .press))]
         default: return []

@@ -39,14 +39,15 @@ struct EndToEndEnvironment: Sendable {
         return environment
     }
 
-    func launch(_ binary: String, _ arguments: [String], role: String) throws -> ZRCProcess {
-        try ZRCProcess(executable: binaries.appendingPathComponent(binary), arguments: arguments, environment: environment(for: role))
+    func launch(_ binary: String, _ arguments: [String], role: String, stdin: String? = nil) throws -> ZRCProcess {
+        try ZRCProcess(executable: binaries.appendingPathComponent(binary), arguments: arguments, environment: environment(for: role),
+                       stdin: stdin)
     }
 
-    /// Runs a command to completion.
-    func run(_ binary: String, _ arguments: [String], role: String, timeout: Duration = .seconds(30)) async throws
+    /// Runs a command to completion; `stdin` is its standard input (else /dev/null).
+    func run(_ binary: String, _ arguments: [String], role: String, stdin: String? = nil, timeout: Duration = .seconds(30)) async throws
         -> (status: Int32, stdout: String, stderr: String) {
-        let process = try launch(binary, arguments, role: role)
+        let process = try launch(binary, arguments, role: role, stdin: stdin)
         guard let status = await process.waitForExit(timeout: timeout) else {
             await process.terminate()
             throw SetupError("\(binary) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
@@ -75,6 +76,11 @@ struct EndToEndEnvironment: Sendable {
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         guard let invite = object?["invite"] as? String else { throw SetupError("no invite in \(result.stdout)") }
         return invite
+    }
+
+    /// `zrc-ctl pair` with the invite on standard input (never in argv: other users could read it).
+    func pair(invite: String, _ arguments: [String], role: String = "controller") async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await run("zrc-ctl", ["pair"] + arguments, role: role, stdin: invite + "\n")
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: root) }

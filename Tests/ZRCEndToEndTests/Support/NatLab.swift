@@ -58,20 +58,26 @@ final class NatLab: Sendable {
 
 extension EndToEndEnvironment {
     /// Launches a ZRC program inside a network namespace.
-    func launch(_ binary: String, _ arguments: [String], role: String, namespace: String) throws -> ZRCProcess {
+    func launch(_ binary: String, _ arguments: [String], role: String, namespace: String, stdin: String? = nil) throws -> ZRCProcess {
         try ZRCProcess(executable: URL(fileURLWithPath: "/usr/sbin/ip"),
                        arguments: ["netns", "exec", namespace, binaries.appendingPathComponent(binary).path] + arguments,
-                       environment: environment(for: role))
+                       environment: environment(for: role), stdin: stdin)
     }
 
-    func run(_ binary: String, _ arguments: [String], role: String, namespace: String, timeout: Duration = .seconds(60)) async throws
-        -> (status: Int32, stdout: String, stderr: String) {
-        let process = try launch(binary, arguments, role: role, namespace: namespace)
+    func run(_ binary: String, _ arguments: [String], role: String, namespace: String, stdin: String? = nil,
+             timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = try launch(binary, arguments, role: role, namespace: namespace, stdin: stdin)
         guard let status = await process.waitForExit(timeout: timeout) else {
             await process.terminate()
             throw SetupError("\(binary) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
         return (status, process.stdout, process.stderr)
+    }
+
+    /// `zrc-ctl pair` inside a namespace, the invite on standard input.
+    func pair(invite: String, _ arguments: [String], role: String, namespace: String) async throws
+        -> (status: Int32, stdout: String, stderr: String) {
+        try await run("zrc-ctl", ["pair"] + arguments, role: role, namespace: namespace, stdin: invite + "\n")
     }
 
     /// Writes a role's config file (`host.json` or `controller.json`).

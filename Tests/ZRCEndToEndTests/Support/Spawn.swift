@@ -11,18 +11,23 @@ enum Spawn {
     private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         .map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
-    static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// `stdin`: the command's standard input (else /dev/null).
+    static func run(_ arguments: [String], environment: [String: String], stdin: String? = nil) throws
+        -> (status: Int32, stdout: String, stderr: String) {
         let directory = FileManager.default.temporaryDirectory
         let outputFile = directory.appendingPathComponent("spawn-\(UUID().uuidString).out").path
         let errorFile = directory.appendingPathComponent("spawn-\(UUID().uuidString).err").path
+        let inputFile = directory.appendingPathComponent("spawn-\(UUID().uuidString).in").path
         defer {
             unlink(outputFile)
             unlink(errorFile)
+            unlink(inputFile)
         }
+        if let stdin { try Data(stdin.utf8).write(to: URL(fileURLWithPath: inputFile)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inputFile, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // Nothing else of this process may leak into the child: tmux's client forks a server that
@@ -65,12 +70,12 @@ enum Spawn {
 
     /// `run` on a thread of its own, so a test's await does not hold one of Swift's few
     /// cooperative threads while the command runs.
-    static func runOffPool(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) async throws
-        -> (status: Int32, stdout: String, stderr: String) {
+    static func runOffPool(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+                           stdin: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 do {
-                    continuation.resume(returning: try run(arguments, environment: environment))
+                    continuation.resume(returning: try run(arguments, environment: environment, stdin: stdin))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -30,7 +30,7 @@ final class ViewerRig {
         guard let port = address.split(separator: ":").last.flatMap({ UInt16($0) }) else { throw SetupError("no port in \(address)") }
         self.port = port
         let invite = try await env.invite(keyID: hostKey)
-        let pair = try await env.run("zrc-ctl", ["pair", invite, "--name", "desk", "--key-id", controllerKey], role: "controller")
+        let pair = try await env.pair(invite: invite, ["--name", "desk", "--key-id", controllerKey], role: "controller")
         guard pair.status == 0 else { throw SetupError("pairing failed: \(pair.stderr)") }
     }
 

@@ -6,7 +6,8 @@ final class ZRCProcess: Sendable {
     let process: Process
     private let output = CapturedOutput()
 
-    init(executable: URL, arguments: [String], environment: [String: String]) throws {
+    /// `stdin`: written to the process's standard input, which is then closed (else /dev/null).
+    init(executable: URL, arguments: [String], environment: [String: String], stdin: String? = nil) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -15,7 +16,8 @@ final class ZRCProcess: Sendable {
         let stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
         self.process = process
         // At the end of a pipe the handler would be called again and again with nothing (the
         // descriptor stays readable): it removes itself, which also stops libdispatch watching
@@ -31,6 +33,11 @@ final class ZRCProcess: Sendable {
             output.append(stderr: String(decoding: data, as: UTF8.self))
         }
         try process.run()
+        if let input, let stdin {
+            // Small texts (invites, codes) fit the pipe's buffer: the write does not block.
+            try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
     }
 
     var stdout: String { output.text.stdout }
