@@ -23,7 +23,7 @@ public struct ClipboardSharing: Sendable {
     public var bridge: any ClipboardBridge
     /// The selections shared: always `clipboard`, `primary` when the host's config says so.
     public var selections: Set<ClipboardSelection>
-    /// Whether view-only sessions (watchers) may read and set the clipboard too.
+    /// Whether view-only sessions (watchers) may read the clipboard too (never set it).
     public var inViewOnlySessions: Bool
 
     public init(bridge: any ClipboardBridge, selections: Set<ClipboardSelection> = [.clipboard], inViewOnlySessions: Bool = false) {

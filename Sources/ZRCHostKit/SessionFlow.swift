@@ -201,6 +201,12 @@ struct SessionFlow: Sendable {
                 await notify(code, "this session is view-only, and the host does not let watchers \(verb) its clipboard")
                 return nil
             }
+            // Watchers allowed the clipboard read it only: setting it would let a view-only
+            // session put text where the controlling user's next paste types it.
+            if verb == "set", await runtime.viewOnly {
+                await notify(code, "this session is view-only: watchers may read the host's clipboard, never set it")
+                return nil
+            }
             guard configured.selections.contains(selection) else {
                 await notify(code, "this host does not share its \(selection) selection")
                 return nil

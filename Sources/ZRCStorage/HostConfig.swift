@@ -32,7 +32,7 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var clipboard: Bool
     /// Share the `PRIMARY` selection (the mouse selection) too.
     public var clipboardPrimary: Bool
-    /// Let view-only sessions (watchers) read and set the clipboard as well.
+    /// Let view-only sessions (watchers) read the clipboard as well (they never set it).
     public var clipboardInViewOnly: Bool
 
     public static let inviteLifetimeRange = 30...86_400

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import ZRCTestSupport
-import ZRCX11
+@testable import ZRCX11
 import ZRCXTestSupport
 
 /// The selections against real X clients that own and read them (xclip, xsel), each test on a
@@ -231,5 +231,66 @@ import ZRCXTestSupport
         let error = #expect(throws: X11Error.self) { try clipboard.own(.clipboard, text: [UInt8](repeating: 0x41, count: 1001)) }
         #expect(error?.kind == .invalidInput)
         #expect(!clipboard.owns(.clipboard))
+    }
+
+    /// A client asks ZRC for its text with ZRC's own window as the requestor: refused, so no INCR
+    /// send to that window starts, and its end cannot clear the events ZRC hears on its window.
+    @Test func aRequestNamingZRCsOwnWindowIsRefused() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit, transferTimeoutMicros: 200_000)
+        try clipboard.own(.clipboard, text: Array(Self.sample(bytes: 300_000).utf8))
+        let attacker = try SelectionAttacker(display: fixture.server.display)
+        attacker.convertSelection(requestor: clipboard.window, selection: "CLIPBOARD", target: "UTF8_STRING", property: "ZRC_TRAP")
+        // Requests are served in order: once its own request is answered, the trap was handled.
+        attacker.convertSelection(requestor: attacker.window, selection: "CLIPBOARD", target: "TARGETS", property: "ANSWER")
+        let deadline = ContinuousClock.now + .seconds(20)
+        var answered = false
+        while !answered, ContinuousClock.now < deadline {
+            _ = try clipboard.processEvents(nowMicros: Self.micros())
+            answered = attacker.nextNotify(timeout: .milliseconds(5)) != nil
+        }
+        #expect(answered, "the attacker's own request was answered")
+        // Long after any transfer would have expired.
+        _ = try clipboard.processEvents(nowMicros: Self.micros() + 60_000_000)
+        #expect(!clipboard.hasTransfers)
+        let masks = try #require(attacker.allEventMasks(of: clipboard.window))
+        #expect(masks & SelectionAttacker.propertyChangeMask != 0, "ZRC still hears property changes on its window")
+    }
+
+    /// Another client writes into ZRC's read property and forges the owner's SelectionNotify
+    /// (SendEvent) before the owner answers: ignored; the read ends with the owner's text.
+    @Test func aForgedSelectionNotifyIsIgnored() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.cleanUp() }
+        let clipboard = try X11Clipboard(connection: X11Connection(displayName: fixture.server.display), selections: [.clipboard],
+                                         maximumBytes: Self.limit)
+        let owner = try SelectionAttacker(display: fixture.server.display)
+        let forger = try SelectionAttacker(display: fixture.server.display)
+        owner.own("CLIPBOARD")
+        _ = try await Self.drive(clipboard) { $0 == .ownerChanged(.clipboard) }
+        clipboard.read(.clipboard, nowMicros: Self.micros())
+        var request: SelectionAttacker.Request?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while request == nil, ContinuousClock.now < deadline {
+            _ = try clipboard.processEvents(nowMicros: Self.micros())
+            request = owner.nextRequest(timeout: .milliseconds(5))
+        }
+        let asked = try #require(request, "the owner was asked")
+        #expect(asked.time != 0, "ZRC names a server time, not CurrentTime")
+        forger.write(Array("forged".utf8), type: "UTF8_STRING", to: asked.requestor, property: asked.property)
+        for time in [0, asked.time &- 1, asked.time &+ 1] {
+            forger.sendSelectionNotify(to: asked.requestor, selection: asked.selection, target: asked.target, property: asked.property, time: time)
+        }
+        var early: [X11Clipboard.Event] = []
+        while clipboard.forgedNotifications < 3, early.isEmpty, ContinuousClock.now < deadline {
+            early += try clipboard.processEvents(nowMicros: Self.micros())
+        }
+        #expect(early.isEmpty, "the forgery ended the read: \(early)")
+        owner.write(Array("real".utf8), type: "UTF8_STRING", to: asked.requestor, property: asked.property)
+        owner.sendSelectionNotify(to: asked.requestor, selection: asked.selection, target: asked.target, property: asked.property, time: asked.time)
+        let event = try await Self.drive(clipboard) { if case .readFinished = $0 { true } else if case .readFailed = $0 { true } else { false } }
+        #expect(event == .readFinished(.clipboard, text: Array("real".utf8), incremental: false))
     }
 }

@@ -107,7 +107,9 @@ import ZRCProtocol
         return messages
     }
 
-    @Test func watchersShareTheClipboardWhenTheHostAllowsIt() async throws {
+    /// Watchers read the clipboard when the host allows it, and never set it: a view-only session
+    /// must not put text where the controlling user's next paste types it.
+    @Test func watchersReadTheClipboardWhenTheHostAllowsItButNeverSetIt() async throws {
         let clipboard = FakeClipboard()
         let harness = try harness(clipboard, inViewOnlySessions: true)
         _ = try await harness.start()
@@ -116,8 +118,15 @@ import ZRCProtocol
             try await controlling.send(.clipboard(.text("shared")))
             // The session that set it does not get its own text back; the watcher does.
             #expect(await next(watching, where: Self.isClipboard) == .clipboard(.text("shared")))
+            try await watching.send(.clipboardRequest(.clipboard))
+            #expect(await next(watching, where: Self.isClipboard) == .clipboard(.text("shared")), "the watcher reads it")
             try await watching.send(.clipboard(.text("set by the watcher")))
-            #expect(await next(controlling, where: Self.isClipboard) == .clipboard(.text("set by the watcher")))
+            guard case .error(_, let text) = await next(watching, where: Self.notice(.clipboardRefused)) else {
+                Issue.record("the watcher's text was not refused")
+                return
+            }
+            #expect(text.contains("never set it"))
+            #expect(await clipboard.contents[.clipboard] == .text("shared"), "the host's clipboard is unchanged")
             await watching.close()
             await controlling.close()
         }

@@ -60,7 +60,10 @@ extension X11Clipboard {
         // Obsolete clients name no property: the target's name is used instead (ICCCM §2.2).
         let property = request.property != 0 ? request.property : request.target
         var granted = false
-        if let selection = atoms.selection(named: request.selection), let text = owned[selection]?.utf8 {
+        // ZRC never asks itself: a request naming this client's own window as the requestor is
+        // another client's trick (an INCR send to it would end by clearing this window's event
+        // mask, and reads would stop hearing their parts). Refused, nothing written.
+        if request.requestor != window, let selection = atoms.selection(named: request.selection), let text = owned[selection]?.utf8 {
             switch request.target {
             case atoms.targets:
                 let offered = [atoms.targets, atoms.utf8String, atoms.textPlainUTF8, atoms.text, atoms.string]
@@ -152,7 +155,7 @@ extension X11Clipboard {
 
     /// Stops hearing about a requestor's window once no transfer to it is left.
     private func stopWatching(_ requestor: xcb_window_t) {
-        guard !transfers.keys.contains(where: { $0.requestor == requestor }) else { return }
+        guard requestor != window, !transfers.keys.contains(where: { $0.requestor == requestor }) else { return }
         var none = [UInt32(0)]
         xcb_change_window_attributes(connection.handle.raw, requestor, UInt32(XCB_CW_EVENT_MASK.rawValue), &none)
     }

@@ -13,6 +13,8 @@ extension X11Clipboard {
 
         var stage: Stage
         let property: xcb_atom_t
+        /// The server time the ConvertSelection named; the owner's SelectionNotify must carry it.
+        let time: xcb_timestamp_t
         let started: UInt64
         /// The last sign of progress (the request, a part).
         var since: UInt64
@@ -25,30 +27,42 @@ extension X11Clipboard {
         guard reads[selection] == nil else { return }
         let property = atoms.readProperties[nextReadProperty % atoms.readProperties.count]
         nextReadProperty += 1
-        convert(selection, to: atoms.utf8String, into: property, started: nowMicros, nowMicros: nowMicros)
+        // The server time of the last change of owner (ICCCM asks for a real time, not
+        // CurrentTime); the owner copies it into its answer.
+        let time = ownerChangeTimes[selection] ?? startTime
+        convert(selection, to: atoms.utf8String, into: property, time: time, started: nowMicros, nowMicros: nowMicros)
     }
 
-    private func convert(_ selection: Selection, to target: xcb_atom_t, into property: xcb_atom_t, started: UInt64, nowMicros: UInt64) {
+    private func convert(_ selection: Selection, to target: xcb_atom_t, into property: xcb_atom_t, time: xcb_timestamp_t, started: UInt64,
+                         nowMicros: UInt64) {
         let raw = connection.handle.raw
         xcb_delete_property(raw, window, property)
-        xcb_convert_selection(raw, window, atoms.selection(selection), target, property, xcb_timestamp_t(XCB_CURRENT_TIME))
+        xcb_convert_selection(raw, window, atoms.selection(selection), target, property, time)
         xcb_flush(raw)
-        reads[selection] = PendingRead(stage: .converting(target: target), property: property, started: started, since: nowMicros)
+        reads[selection] = PendingRead(stage: .converting(target: target), property: property, time: time, started: started, since: nowMicros)
     }
 
+    /// The answer to a ConvertSelection. Any client can send a SelectionNotify (SendEvent), so
+    /// one is taken only when it answers the read under way exactly: this window, the selection,
+    /// the target, the property and the time asked for; anything else is a forgery and ignored.
+    /// (X11 cannot authenticate a SendEvent: a client that watches this window's events could still
+    /// copy the time — no more than it could do by owning the clipboard itself.)
     func selectionNotified(_ notify: xcb_selection_notify_event_t, nowMicros: UInt64, into results: inout [Event]) {
         guard notify.requestor == window, let selection = atoms.selection(named: notify.selection), let read = reads[selection],
-              case .converting(let target) = read.stage, notify.target == target else { return }
+              case .converting(let target) = read.stage, notify.target == target, notify.time == read.time,
+              notify.property == 0 || notify.property == read.property else {
+            forgedNotifications += 1
+            return
+        }
         guard notify.property != 0 else {
             // Refused: an owner without UTF8_STRING may still have Latin-1 STRING (old clients).
             if target == atoms.utf8String {
-                convert(selection, to: atoms.string, into: read.property, started: read.started, nowMicros: nowMicros)
+                convert(selection, to: atoms.string, into: read.property, time: read.time, started: read.started, nowMicros: nowMicros)
             } else {
                 finish(selection, .readFailed(selection, reason: "its owner offers no text"), into: &results)
             }
             return
         }
-        guard notify.property == read.property else { return }
         switch fetch(property: read.property, selection: selection) {
         case .failure(let failure):
             finish(selection, .readFailed(selection, reason: failure.reason), into: &results)

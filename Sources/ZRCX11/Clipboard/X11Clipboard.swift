@@ -60,6 +60,14 @@ public final class X11Clipboard {
 
     /// Reads in progress, one per selection.
     var reads: [Selection: PendingRead] = [:]
+    /// The server time of each selection's last change of owner (from XFIXES), for ConvertSelection;
+    /// before any, the time this client started (later than whatever owner it found).
+    var ownerChangeTimes: [Selection: xcb_timestamp_t] = [:]
+    var startTime: xcb_timestamp_t = 0
+    /// Events that arrived while the start time was fetched, handled first.
+    private var earlyEvents: [UnsafeMutablePointer<xcb_generic_event_t>] = []
+    /// SelectionNotify events that answered no read of this client's (forged, or late), ignored.
+    public internal(set) var forgedNotifications = 0
     /// Where reads land on this client's window: a ring of properties, each read taking the next,
     /// so a transfer abandoned by an earlier read (its owner may go on sending) never mixes in.
     var nextReadProperty = 0
@@ -114,9 +122,32 @@ public final class X11Clipboard {
             try checkXCBRequest(on: connection.handle, request: "XFIXES SelectSelectionInput for \(selection)",
                                 xcb_xfixes_select_selection_input_checked(raw, window, atoms.selection(selection), events))
         }
+        startTime = try Self.serverTime(connection: connection, window: window, property: atoms.readProperties[0], keeping: &earlyEvents)
+    }
+
+    /// The X server's time now (ICCCM §2.1): a zero-length append to a property of this client's
+    /// window, whose PropertyNotify carries the time. Other events that arrive meanwhile are kept
+    /// for the first `processEvents`.
+    private static func serverTime(connection: X11Connection, window: xcb_window_t, property: xcb_atom_t,
+                                   keeping early: inout [UnsafeMutablePointer<xcb_generic_event_t>]) throws(X11Error) -> xcb_timestamp_t {
+        let raw = connection.handle.raw
+        xcb_change_property(raw, UInt8(XCB_PROP_MODE_APPEND.rawValue), window, property, xcb_atom_t(XCB_ATOM_STRING.rawValue), 8, 0, nil)
+        xcb_flush(raw)
+        while let event = xcb_wait_for_event(raw) {
+            if event.pointee.response_type & 0x7F == UInt8(XCB_PROPERTY_NOTIFY), event.pointee.response_type & 0x80 == 0 {
+                let notify = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee
+                if notify.window == window, notify.atom == property {
+                    free(event)
+                    return notify.time
+                }
+            }
+            early.append(event)
+        }
+        throw X11Error(.connectionLost, "the clipboard's X connection broke: \(connection.handle.failure ?? "no event")")
     }
 
     deinit {
+        earlyEvents.forEach { free($0) }
         // The connection may be shared no further than this object; destroying the window
         // also gives up every selection it owns.
         xcb_destroy_window(connection.handle.raw, window)
@@ -142,6 +173,11 @@ public final class X11Clipboard {
         var results: [Event] = []
         var handled = 0
         hasQueuedEvents = false
+        for event in earlyEvents {
+            handle(event, nowMicros: nowMicros, into: &results)
+            free(event)
+        }
+        earlyEvents = []
         while let event = xcb_poll_for_event(raw) {
             defer { free(event) }
             handle(event, nowMicros: nowMicros, into: &results)
@@ -172,6 +208,7 @@ public final class X11Clipboard {
             if owned.removeValue(forKey: selection) != nil { results.append(.ownershipLost(selection)) }
             // The previous owner's text, if a read of it is under way, is no longer what to share.
             reads[selection] = nil
+            ownerChangeTimes[selection] = notify.timestamp
             // An owner of None (it quit or cleared the selection) leaves nothing to read.
             if notify.owner != 0 { results.append(.ownerChanged(selection)) }
         case UInt8(XCB_SELECTION_NOTIFY):
