@@ -57,24 +57,25 @@ public final class ChildProcess: Sendable {
         self.pid = pid
     }
 
-    /// Whether it still runs (reaps it when it has ended).
+    /// Whether it still runs. It is never reaped here: an ended program stays a zombie until
+    /// `stop` reaps it, so its process group ID cannot be reused by then.
     public var isRunning: Bool {
-        var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) == 0
+        var info = siginfo_t()
+        // WNOWAIT: look without reaping. si_pid stays 0 while the child has not ended.
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }
+        return info._sifields._sigchld.si_pid == 0
     }
 
-    /// SIGTERM to its process group, SIGKILL after `grace`; returns once it has ended. What the
-    /// group started and left behind (a session script's programs) goes too, also when the
-    /// program itself had already ended.
+    /// SIGTERM to its process group, SIGKILL after `grace`; returns once it has ended and is
+    /// reaped. What the group started and left behind (a session script's programs) is killed
+    /// while the program is still unreaped — its zombie keeps the group ID from being reused, so
+    /// the last SIGKILL can only reach this group.
     public func stop(grace: Duration = .seconds(3)) async {
         kill(-pid, SIGTERM)
         let deadline = ContinuousClock.now + grace
         while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if isRunning {
-            kill(-pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
         kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 }

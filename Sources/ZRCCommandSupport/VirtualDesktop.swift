@@ -18,6 +18,9 @@ public final class VirtualDesktop: Sendable {
     public let height: Int
     /// The X authority file clients of this desktop need (`XAUTHORITY`).
     public let authorityFile: URL
+    /// The desktop's MIT-MAGIC-COOKIE-1, for this process's own connections (`X11Connection`'s
+    /// `cookie`): the environment of a process with threads is not changed.
+    public let cookie: [UInt8]
     /// What runs in it, for people.
     public let sessionDescription: String
     private let directory: URL
@@ -25,12 +28,11 @@ public final class VirtualDesktop: Sendable {
     private let session: [ChildProcess]
 
     /// Starts Xvfb at `width`×`height` and the session; `runtime` is a private directory of this
-    /// user (the control socket's), where the authority file and the logs go. Sets this process's
-    /// `XAUTHORITY` to the desktop's cookie (libxcb reads it from there): call before any thread
-    /// reads the environment. `windowManagerReady` says whether a window manager manages the
-    /// display named (the terminal starts once it does).
-    public init(width: Int, height: Int, runtime: URL, random: (Int) -> [UInt8], windowManagerReady: @escaping (String) -> Bool,
-                logger: Logger) async throws(CommandError) {
+    /// user (the control socket's), where the authority file and the logs go. This process's
+    /// environment is left alone (connect with `cookie`). `windowManagerReady` says whether a
+    /// window manager manages the display named, given its cookie (the terminal starts once it does).
+    public init(width: Int, height: Int, runtime: URL, random: (Int) -> [UInt8],
+                windowManagerReady: @escaping (String, [UInt8]) -> Bool, logger: Logger) async throws(CommandError) {
         self.width = width
         self.height = height
         directory = runtime.appendingPathComponent("virtual-\(getpid())")
@@ -41,12 +43,12 @@ public final class VirtualDesktop: Sendable {
         }
         authorityFile = directory.appendingPathComponent("xauthority")
         let cookie = random(16)
+        self.cookie = cookie
         do {
             try PrivateFile.writeAtomically(Self.authorityEntry(cookie: cookie), to: authorityFile, tighteningDirectory: false)
         } catch {
             throw CommandError(.storage, "cannot write \(authorityFile.path): \(error)")
         }
-        setenv("XAUTHORITY", authorityFile.path, 1)
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else { throw CommandError(.failure, "cannot make a pipe: \(String(cString: strerror(errno)))") }
         defer { close(descriptors[0]) }
@@ -56,7 +58,8 @@ public final class VirtualDesktop: Sendable {
             // -noreset: otherwise the server resets (and forgets everything) when its last client leaves.
             spawned = try ChildProcess(["Xvfb", "-displayfd", "3", "-auth", authorityFile.path, "-screen", "0", "\(width)x\(height)x24",
                                         "-nolisten", "tcp", "-noreset"],
-                                       environment: ProcessInfo.processInfo.environment, log: serverLog, passing: [(descriptors[1], 3)])
+                                       environment: Self.sessionEnvironment(from: ProcessInfo.processInfo.environment), log: serverLog,
+                                       passing: [(descriptors[1], 3)])
         } catch {
             close(descriptors[1])
             try? FileManager.default.removeItem(at: directory)
@@ -71,8 +74,10 @@ public final class VirtualDesktop: Sendable {
             throw CommandError(.failure, "Xvfb did not start: \(log.split(separator: "\n").suffix(3).joined(separator: " "))")
         }
         displayName = ":\(number)"
-        // The session's programs: this process's environment, pointed at the desktop.
-        var environment = ProcessInfo.processInfo.environment
+        // The session's programs: only an allow-list of this process's environment, pointed at the
+        // desktop. Nothing that leads to the real desktop (WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS,
+        // SSH_AUTH_SOCK, XDG_RUNTIME_DIR with its sockets, …) reaches what a controller drives there.
+        var environment = Self.sessionEnvironment(from: ProcessInfo.processInfo.environment)
         environment["DISPLAY"] = displayName
         environment["XAUTHORITY"] = authorityFile.path
         let sessionLog = directory.appendingPathComponent("session.log")
@@ -91,7 +96,7 @@ public final class VirtualDesktop: Sendable {
                 if program == "xterm", !parts.isEmpty {
                     // A window mapped while the window manager starts up can stay unmapped.
                     let deadline = ContinuousClock.now + .seconds(10)
-                    while !windowManagerReady(displayName), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+                    while !windowManagerReady(displayName, cookie), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
                 }
                 do {
                     started.append(try ChildProcess([program] + arguments, environment: environment, log: sessionLog))
@@ -110,6 +115,14 @@ public final class VirtualDesktop: Sendable {
         for process in session.reversed() { await process.stop() }
         await server.stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The variables a desktop session needs and that lead nowhere else: who and where the user
+    /// is, how to find programs, language and time zone.
+    static let sessionVariables: Set<String> = ["HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "LANGUAGE", "TZ"]
+
+    static func sessionEnvironment(from environment: [String: String]) -> [String: String] {
+        environment.filter { sessionVariables.contains($0.key) || $0.key.hasPrefix("LC_") }
     }
 
     /// One X authority entry: FamilyWild (any address, any display), MIT-MAGIC-COOKIE-1.

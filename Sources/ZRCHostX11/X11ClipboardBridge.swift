@@ -28,9 +28,9 @@ public actor X11ClipboardBridge: ClipboardBridge {
     /// Why the bridge no longer works (stopped, or its X connection broke); nil while it does.
     private var failure: String?
 
-    /// Connects to `displayName` (nil: `$DISPLAY`) and watches `selections`.
-    public init(displayName: String?, selections: Set<ClipboardSelection>, logger: Logger) throws {
-        let connection = try X11Connection(displayName: displayName)
+    /// Connects to `displayName` (nil: `$DISPLAY`; `cookie` as for `X11Connection`) and watches `selections`.
+    public init(displayName: String?, cookie: [UInt8]? = nil, selections: Set<ClipboardSelection>, logger: Logger) throws {
+        let connection = try X11Connection(displayName: displayName, cookie: cookie)
         clipboard = try X11Clipboard(connection: connection, selections: selections.sorted { $0.rawValue < $1.rawValue }.map(Self.x11),
                                      maximumBytes: WireLimits.maxClipboardBytes)
         self.logger = logger

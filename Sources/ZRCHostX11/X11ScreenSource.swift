@@ -18,6 +18,7 @@ import ZRCX11
 /// (RandR), the connection is rebuilt and the next capture has the new size: sessions carry on.
 public actor X11ScreenSource: ScreenSource, InputSink {
     private let displayName: String?
+    private let cookie: [UInt8]?
     private let monitorSelector: String?
     private let logger: Logger
     private var x11: Parts
@@ -47,11 +48,13 @@ public actor X11ScreenSource: ScreenSource, InputSink {
 
     /// Connects to `displayName` (nil: `$DISPLAY`) and shares `monitor` (a RandR monitor name or
     /// index; nil: the whole screen).
-    public init(displayName: String?, monitor: String?, logger: Logger) throws {
+    /// `cookie`: the display's MIT-MAGIC-COOKIE-1 when this process started it (`--virtual`).
+    public init(displayName: String?, cookie: [UInt8]? = nil, monitor: String?, logger: Logger) throws {
         self.displayName = displayName
+        self.cookie = cookie
         monitorSelector = monitor
         self.logger = logger
-        x11 = try Self.connect(displayName: displayName, monitor: monitor, logger: logger)
+        x11 = try Self.connect(displayName: displayName, cookie: cookie, monitor: monitor, logger: logger)
         framebuffer = PixelBuffer(width: x11.area.width, height: x11.area.height)
     }
 
@@ -81,8 +84,8 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         return area
     }
 
-    private static func connect(displayName: String?, monitor: String?, logger: Logger) throws -> Parts {
-        let connection = try X11Connection(displayName: displayName)
+    private static func connect(displayName: String?, cookie: [UInt8]?, monitor: String?, logger: Logger) throws -> Parts {
+        let connection = try X11Connection(displayName: displayName, cookie: cookie)
         let layout = try MonitorLayout.read(from: connection)
         let area = try sharedArea(in: layout, monitor: monitor)
         let capturer = try ScreenCapturer(connection: connection, logger: logger)
@@ -204,7 +207,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         else { return false }
         logger.notice("the screen changed to \(layout.screenWidth)x\(layout.screenHeight) (sharing \(area)); reconnecting to the display")
         try? x11.injector.releaseHeld()
-        x11 = try Self.connect(displayName: displayName, monitor: monitorSelector, logger: logger)
+        x11 = try Self.connect(displayName: displayName, cookie: cookie, monitor: monitorSelector, logger: logger)
         unread = nil
         damage.forgetAll()
         shape = nil

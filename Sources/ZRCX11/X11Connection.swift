@@ -14,14 +14,30 @@ public final class X11Connection: Sendable {
 
     let handle: XCBConnectionHandle
 
-    /// Connects to `displayName`, or to `$DISPLAY` when it is nil.
-    public init(displayName: String? = nil) throws(X11Error) {
+    /// Connects to `displayName`, or to `$DISPLAY` when it is nil. `cookie`: an MIT-MAGIC-COOKIE-1
+    /// to present (a display this process started itself), instead of looking one up through
+    /// `$XAUTHORITY` — so nobody has to change this process's environment after threads exist.
+    public init(displayName: String? = nil, cookie: [UInt8]? = nil) throws(X11Error) {
         let shownName = displayName ?? ProcessEnvironment.value(of: "DISPLAY") ?? "(DISPLAY is not set)"
         self.displayName = shownName
         var screenNumber: Int32 = 0
         // xcb_connect never returns NULL: failures come back as a connection in an error state,
         // which must still be freed, so it is owned before it is checked.
-        let handle = XCBConnectionHandle(xcb_connect(displayName, &screenNumber))
+        let connection: OpaquePointer
+        if let cookie {
+            var name = Array("MIT-MAGIC-COOKIE-1".utf8CString)
+            var data = cookie.map { CChar(bitPattern: $0) }
+            connection = name.withUnsafeMutableBufferPointer { name in
+                data.withUnsafeMutableBufferPointer { data in
+                    var auth = xcb_auth_info_t(namelen: Int32(name.count - 1), name: name.baseAddress, datalen: Int32(data.count),
+                                               data: data.baseAddress)
+                    return xcb_connect_to_display_with_auth_info(displayName, &auth, &screenNumber)
+                }
+            }
+        } else {
+            connection = xcb_connect(displayName, &screenNumber)
+        }
+        let handle = XCBConnectionHandle(connection)
         if let failure = handle.failure {
             throw X11Error(.cannotConnect, "cannot connect to X display \"\(shownName)\": \(failure)")
         }

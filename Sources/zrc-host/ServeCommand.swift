@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
                 if !shutdown.isRequested {
                     try await serve(context, identity: identity, crypto: crypto, listenAddress: listenAddress,
                                     displayName: desktop?.displayName ?? display ?? ProcessInfo.processInfo.environment["DISPLAY"],
-                                    shutdown: shutdown)
+                                    cookie: desktop?.cookie, shutdown: shutdown)
                 }
             } catch {
                 await desktop?.stop()
@@ -112,7 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
         let desktop = try await VirtualDesktop(width: width, height: height,
                                                runtime: context.paths.hostControlSocket(keyID: context.keyID).deletingLastPathComponent(),
                                                random: { count in (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) } },
-                                               windowManagerReady: { name in (try? X11Connection(displayName: name).windowManagerIsRunning()) ?? false },
+                                               windowManagerReady: { name, cookie in
+                                                   (try? X11Connection(displayName: name, cookie: cookie).windowManagerIsRunning()) ?? false
+                                               },
                                                logger: context.logger)
         Console.line("zrc-host: virtual desktop \(desktop.displayName) (\(width)x\(height)) running \(desktop.sessionDescription); "
             + "run programs on it with DISPLAY=\(desktop.displayName) XAUTHORITY=\(desktop.authorityFile.path)")
@@ -120,10 +122,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve(_ context: HostContext, identity: NoiseKeyPair, crypto: SodiumCrypto, listenAddress: HostPort,
-                       displayName: String?, shutdown: ShutdownRequest) async throws {
+                       displayName: String?, cookie: [UInt8]?, shutdown: ShutdownRequest) async throws {
         let config = context.config
-        let sharing = try screenSharing(context, displayName: displayName)
-        let clipboard = try clipboardSharing(context, displayName: displayName, sharesScreen: sharing != nil)
+        let sharing = try screenSharing(context, displayName: displayName, cookie: cookie)
+        let clipboard = try clipboardSharing(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil)
         await clipboard?.bridge.start()
         let serverConfiguration = HostServerConfiguration(
             listen: listenAddress, hostName: hostName ?? context.hostName,
@@ -163,12 +165,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The display's clipboard, unless turned off (or there is no display).
-    private func clipboardSharing(_ context: HostContext, displayName name: String?, sharesScreen: Bool) throws(CommandError)
+    private func clipboardSharing(_ context: HostContext, displayName name: String?, cookie: [UInt8]?, sharesScreen: Bool) throws(CommandError)
         -> (bridge: X11ClipboardBridge, sharing: ClipboardSharing)? {
         guard sharesScreen, !noClipboard, context.config.clipboard else { return nil }
         let selections: Set<ClipboardSelection> = context.config.clipboardPrimary ? [.clipboard, .primary] : [.clipboard]
         do {
-            let bridge = try X11ClipboardBridge(displayName: name, selections: selections, logger: context.logger)
+            let bridge = try X11ClipboardBridge(displayName: name, cookie: cookie, selections: selections, logger: context.logger)
             return (bridge, ClipboardSharing(bridge: bridge, selections: selections, inViewOnlySessions: context.config.clipboardInViewOnly))
         } catch {
             throw CommandError(.failure, "cannot share the clipboard of display \(name ?? "?"): \(error)")
@@ -176,13 +178,13 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The X display's screen, or nil (with a notice) when no display is given at all.
-    private func screenSharing(_ context: HostContext, displayName name: String?) throws(CommandError) -> ScreenSharing? {
+    private func screenSharing(_ context: HostContext, displayName name: String?, cookie: [UInt8]?) throws(CommandError) -> ScreenSharing? {
         guard let name, !name.isEmpty else {
             context.logger.notice("no X display (--display or $DISPLAY): sharing no screen; pairing and pings still work")
             return nil
         }
         do {
-            let source = try X11ScreenSource(displayName: name, monitor: monitor, logger: context.logger)
+            let source = try X11ScreenSource(displayName: name, cookie: cookie, monitor: monitor, logger: context.logger)
             _ = try FrameCodec()  // fail now, not per session, if libjpeg-turbo cannot start
             return ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
         } catch {

@@ -12,6 +12,11 @@ import Testing
         var environment = try env.environment(for: "host")
         environment["DISPLAY"] = nil
         environment["XAUTHORITY"] = nil
+        // Ways to the real desktop that must not reach the virtual one's programs (the host's own
+        // DBUS_SESSION_BUS_ADDRESS is the test keyring's bus, which the host itself needs).
+        let canaries = ["WAYLAND_DISPLAY": "wayland-canary", "SSH_AUTH_SOCK": "/tmp/canary-agent", "ZRC_CANARY": "1"]
+        environment.merge(canaries) { $1 }
+        let leaks = Array(canaries.keys) + ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
         let host = try ZRCProcess(executable: env.binaries.appendingPathComponent("zrc-host"),
                                   arguments: ["serve", "--virtual", "--size", "800x600", "--listen", "127.0.0.1:0", "--key-id", hostKey],
                                   environment: environment)
@@ -42,6 +47,13 @@ import Testing
             }
             let search = try await Spawn.runOffPool(["xdotool", "search", "--class", "xterm"], environment: client)
             #expect(terminal, "no visible xterm window on the virtual desktop: \(search)")
+            // The terminal's environment: the desktop's display, none of the host's ways out.
+            let xterm = try await Spawn.runOffPool(["pgrep", "-P", "\(host.process.processIdentifier)", "-x", "xterm"])
+            let xtermPID = try #require(xterm.stdout.split(separator: "\n").first, "the xterm is the host's child: \(xterm)")
+            let environ = try String(decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(xtermPID)/environ")), as: UTF8.self)
+                .split(separator: "\0").map(String.init)
+            #expect(environ.contains("DISPLAY=\(display)"), "\(environ)")
+            for name in leaks { #expect(!environ.contains { $0.hasPrefix(name + "=") }, "\(name) reached the virtual session: \(environ)") }
             let manager = try await Spawn.runOffPool(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], environment: client)
             #expect(manager.stdout.contains("window id"), "no window manager: \(manager.stdout) \(manager.stderr)")
 
