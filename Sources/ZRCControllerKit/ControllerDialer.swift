@@ -20,7 +20,13 @@ struct ControllerDialer: Sendable {
     /// Tries the addresses in order until a handshake completes. An address may reach another
     /// service or another machine (invites list every interface), so a failure there only moves on;
     /// if all fail, the most telling failure is reported.
-    func open(addresses: [HostPort], hostKey: NoisePublicKey,
+    ///
+    /// `confirmed`: the address where a session with this key last opened. Only there does a
+    /// `hostKeyMismatch` refusal mean what it says (the host's key may have changed); anywhere
+    /// else — a stale address, a loopback address reaching another host on this machine, an
+    /// address found on the LAN — it only means another ZRC host answers there, which is an
+    /// unreachable address, not a reason to throw away the pairing.
+    func open(addresses: [HostPort], hostKey: NoisePublicKey, confirmed: HostPort? = nil,
               purpose: @Sendable () -> ControllerHandshake.Purpose) async throws(ControllerError) -> ControllerSession {
         var unreachable: [String] = []
         var telling: ControllerError?
@@ -36,6 +42,10 @@ struct ControllerDialer: Sendable {
                 return try await handshake(over: channel, label: address.description, path: .tcp(address: address.description),
                                            hostKey: hostKey, purpose: purpose())
             } catch {
+                if case .rejected(.hostKeyMismatch) = error.kind, address != confirmed {
+                    unreachable.append("\(address): another ZRC host answers there (its key is not the one pinned for this host)")
+                    continue
+                }
                 if telling.map({ Self.rank($0) < Self.rank(error) }) ?? true { telling = error }
             }
         }
@@ -155,7 +165,9 @@ struct ControllerDialer: Sendable {
 
     static func translate(_ error: SessionError, address: String) -> ControllerError {
         switch error.kind {
-        case .rejected(let reason): ControllerError(.rejected(reason), "\(address): \(reason.explanation)")
+        case .rejected(let reason):
+            ControllerError(.rejected(reason), "\(address) refused the handshake (\(reason.shortName); a refusal is not authenticated, "
+                + "so this is the host's unverified claim): \(reason.explanation)")
         case .wrongPeer: ControllerError(.wrongPeer, "\(address): \(error.message)")
         case .handshakeFailed, .recordRejected, .protocolViolation, .nonceExhausted:
             ControllerError(.handshakeFailed, "\(address): \(error.message)")

@@ -16,6 +16,8 @@ struct HostReacher: Sendable {
     func connect(to host: KnownHost, purpose: @escaping @Sendable () -> ControllerHandshake.Purpose,
                  nowUnixMicros: @escaping @Sendable () -> UInt64) async throws(ControllerError) -> ControllerSession {
         let addresses = host.addresses.compactMap { HostPort(parsing: $0) }
+        // The first address is where a session last opened (pairing and every session put it there).
+        let confirmed = host.lastSeen == nil ? nil : addresses.first
         let (brokers, ice) = reach.servers(forHost: host.reachURLs)
         let tryTCP = reach.preference.triesTCP && !addresses.isEmpty
         let tryRendezvous = reach.canRendezvous && !brokers.isEmpty
@@ -40,7 +42,7 @@ struct HostReacher: Sendable {
             if tryTCP {
                 Task {
                     do throws(ControllerError) {
-                        let session = try await dialer.open(addresses: addresses, hostKey: host.publicKey, purpose: purpose)
+                        let session = try await dialer.open(addresses: addresses, hostKey: host.publicKey, confirmed: confirmed, purpose: purpose)
                         await race.succeeded(session)
                     } catch {
                         await race.failed(.tcp, error)

@@ -106,8 +106,13 @@ public struct ZRCController: Sendable {
         // The trust store keeps whole seconds.
         let pairedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let servers = invite.servers
+        // The address the pairing went through leads: the one a key mismatch is believed at.
+        var stored = addresses.map(\.description)
+        if case .tcp(let working) = session.path, let index = stored.firstIndex(of: working) {
+            stored.insert(stored.remove(at: index), at: 0)
+        }
         let host = KnownHost(name: localName, hostName: hostName, publicKey: hostKey,
-                             addresses: addresses.map(\.description), pairedAt: pairedAt, lastSeen: pairedAt,
+                             addresses: stored, pairedAt: pairedAt, lastSeen: pairedAt,
                              rendezvousUrls: servers.filter { $0.scheme == .mqtt }.map(\.text),
                              relayUrls: servers.filter { $0.scheme == .turn }.map(\.text),
                              stunUrls: servers.filter { $0.scheme == .stun }.map(\.text))

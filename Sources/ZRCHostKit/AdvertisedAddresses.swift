@@ -16,8 +16,10 @@ enum AdvertisedAddresses {
             let candidate = HostPort(host: ip, port: port)
             if !found.contains(candidate) { found.append(candidate) }
         }
-        // Loopback last: useful for a controller on the same machine, and the only choice offline.
-        found.append(HostPort(host: "127.0.0.1", port: port))
+        // Loopback only when there is nothing else (offline): a controller on this machine reaches
+        // the other addresses too, and on any other machine 127.0.0.1 is that machine — where
+        // another ZRC host may answer, with another key.
+        if found.isEmpty { found.append(HostPort(host: listeningHost.contains(":") ? "::1" : "127.0.0.1", port: port)) }
         return Array(found.prefix(WireLimits.maxInviteAddresses))
     }
 }

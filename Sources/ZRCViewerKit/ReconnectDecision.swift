@@ -5,27 +5,25 @@ public import ZRCProtocol
 public enum ReconnectDecision: Sendable, Equatable {
     /// Try again after the backoff; `reason` is shown meanwhile.
     case retry(reason: String)
-    /// Give up and leave the viewer with this explanation: trying again cannot succeed (the host
-    /// key changed, this controller was revoked) or someone chose to end it.
+    /// Give up and leave the viewer with this explanation: trying again cannot succeed (this
+    /// controller was revoked, inside an authenticated session) or someone chose to end it.
     case stop(String)
 
-    /// After a connection attempt failed.
+    /// After a connection attempt failed. Refusals before the host is authenticated (reject
+    /// records, a peer that does not speak ZRC) are unverified: anyone on the path can send one,
+    /// so they are retried with backoff and shown as unverified; `ReconnectPolicy` stops only
+    /// after a long streak of them.
     public static func after(_ error: ControllerError) -> ReconnectDecision {
         switch error.kind {
         case .unreachable: .retry(reason: "host unreachable")
         case .connectionLost, .handshakeFailed, .closed, .closedByHost: .retry(reason: "connection failed")
-        case .rejected(.refusedByPolicy): .retry(reason: "the host refuses further controllers now")
-        case .rejected(.replayedHandshake), .rejected(.inviteBusy): .retry(reason: "handshake refused")
-        case .rejected(.busy): .retry(reason: "the host is busy")
-        case .rejected(.tooManySessions): .retry(reason: "this controller has too many sessions open on the host")
-        case .rejected(.clockSkew): .stop(error.message)
-        case .rejected(.hostKeyMismatch), .rejected(.notAuthorized), .rejected(.inviteInvalid), .rejected(.malformed), .wrongPeer,
-             .storage, .invalidInvite, .nameInUse:
-            .stop(error.message)
+        case .rejected(let reason): .retry(reason: "refused: \(reason.shortName) (unverified)")
+        case .wrongPeer: .retry(reason: "not a ZRC host there (unverified)")
+        case .storage, .invalidInvite, .nameInUse: .stop(error.message)
         }
     }
 
-    /// After an established session ended.
+    /// After an established session ended: the host's words here are authenticated.
     public static func after(_ end: ConnectionEnd) -> ReconnectDecision {
         switch end {
         // Texts from the host are the peer's words: sanitized before any terminal sees them.
@@ -46,4 +44,37 @@ public enum ReconnectDecision: Sendable, Equatable {
         case .failed: .retry(reason: "protocol failure")
         }
     }
+}
+
+/// `ReconnectDecision` with memory: an unverified refusal is retried, but after
+/// `unverifiedStreakLimit` attempts in a row that all ended in one (about 5 minutes with the
+/// backoff: 2, 4, 8, then 10 s) the viewer stops with the last one's full explanation. A session
+/// that opens, or any other failure in between, starts the count again.
+public struct ReconnectPolicy: Sendable {
+    public static let unverifiedStreakLimit = 30
+    public private(set) var unverifiedStreak = 0
+
+    public init() {}
+
+    public mutating func after(_ error: ControllerError) -> ReconnectDecision {
+        let decision = ReconnectDecision.after(error)
+        switch error.kind {
+        case .rejected, .wrongPeer:
+            unverifiedStreak += 1
+            guard unverifiedStreak < Self.unverifiedStreakLimit else {
+                return .stop("\(error.message) (refused the same way \(unverifiedStreak) times in a row; stopped trying)")
+            }
+        case .unreachable, .connectionLost, .handshakeFailed, .closed, .closedByHost, .storage, .invalidInvite, .nameInUse:
+            unverifiedStreak = 0
+        }
+        return decision
+    }
+
+    public mutating func after(_ end: ConnectionEnd) -> ReconnectDecision {
+        unverifiedStreak = 0
+        return ReconnectDecision.after(end)
+    }
+
+    /// A session opened.
+    public mutating func succeeded() { unverifiedStreak = 0 }
 }

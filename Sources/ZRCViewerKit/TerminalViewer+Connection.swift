@@ -4,10 +4,11 @@ import ZRCViewer
 
 extension TerminalViewer {
     /// Keeps a session with the host: connects, follows it until it ends, and reconnects after
-    /// 2 s, 4 s, 8 s, then every 10 s, unless trying again cannot help (changed host key, revoked
-    /// controller), in which case the viewer stops with the explanation.
+    /// 2 s, 4 s, 8 s, then every 10 s, unless trying again cannot help (a revoked controller, a
+    /// long streak of unverified refusals), in which case the viewer stops with the explanation.
     func superviseConnection() async {
         var backoff = ReconnectBackoff()
+        var policy = ReconnectPolicy()
         var attempt = 0
         while exit == nil, !Task.isCancelled {
             if attempt == 0 {
@@ -18,6 +19,7 @@ extension TerminalViewer {
             do {
                 let session = try await openSession(configuration.viewOnly)
                 backoff.succeeded()
+                policy.succeeded()
                 attempt = 0
                 attach(session)
                 for await event in session.events {
@@ -37,11 +39,12 @@ extension TerminalViewer {
                 let end = await session.waitUntilEnded()
                 self.session = nil
                 guard exit == nil else { return }
-                decision = ReconnectDecision.after(end)
+                decision = policy.after(end)
                 logger.notice("session ended: \(end)")
             } catch {
-                decision = ReconnectDecision.after(error)
+                decision = policy.after(error)
                 logger.notice("could not connect: \(error.message)")
+                if case .retry = decision, case .rejected = error.kind { showNotice(error.message, seconds: 8) }
             }
             switch decision {
             case .stop(let message):

@@ -84,6 +84,7 @@ import Testing
             let changed = try await env.run("zrc-ctl", ["ping", "desk", "--count", "1", "--key-id", controllerKey], role: "controller")
             #expect(changed.status == 4)
             #expect(changed.stderr.contains("identity key is not the one pinned"), "\(changed.stderr)")
+            #expect(changed.stderr.contains("unverified claim"), "a refusal is reported as unauthenticated: \(changed.stderr)")
             #expect(changed.stderr.contains("zrc-ctl forget desk"))
             #expect(await host.waitForOutput("did not decrypt with this host's key"))
         } catch {
@@ -116,6 +117,30 @@ import Testing
             #expect(empty.status == 5 && empty.stderr.contains("empty"), "\(empty.stderr)")
             let paired = try await env.pair(invite: "  \(invite)  ", ["--name", "desk", "--key-id", controllerKey])
             #expect(paired.status == 0 && paired.stdout.contains("Paired with e2e-host as `desk`"), "\(paired.stderr)")
+        }
+    }
+
+    /// A stale address that reaches another ZRC host (as an invite's 127.0.0.1 does on a
+    /// controller running a host of its own): a key mismatch there does not mean the paired host's
+    /// key changed. With the paired host gone, the controller says what it tried (exit 3) and
+    /// never advises forgetting the pairing.
+    @Test func aKeyMismatchAtAStaleAddressIsAnUnreachableHostNotAChangedKey() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let hostKey = "host-\(env.tag)", otherKey = "other-\(env.tag)", controllerKey = "ctl-\(env.tag)"
+        let (host, address) = try await env.startHost(keyID: hostKey)
+        let (other, otherAddress) = try await env.startHost(role: "other-host", keyID: otherKey)
+        try await other.terminatingAfter {
+            let made = try await env.run("zrc-host", ["pair", "--json", "--address", address, "--address", otherAddress, "--key-id", hostKey],
+                                         role: "host")
+            let invite = try #require(try Self.json(made)["invite"] as? String)
+            let pair = try await env.pair(invite: invite, ["--name", "desk", "--key-id", controllerKey])
+            #expect(pair.status == 0, "\(pair.stderr)")
+            await host.terminate()
+            let ping = try await env.run("zrc-ctl", ["ping", "desk", "--count", "1", "--key-id", controllerKey], role: "controller")
+            #expect(ping.status == 3, "unreachable, not refused: \(ping.stderr)")
+            #expect(ping.stderr.contains("\(otherAddress): another ZRC host answers there"), "\(ping.stderr)")
+            #expect(!ping.stderr.contains("forget"), "no advice to throw away a valid pairing: \(ping.stderr)")
         }
     }
 

@@ -1,7 +1,8 @@
 /// Why a host refused a handshake, sent in a reject record (type 0x03) before it closes.
 ///
-/// A reject record is unauthenticated: the controller reports it as the host's claim and stops;
-/// it never changes what the controller trusts.
+/// A reject record is unauthenticated — anyone on the path can send one — so the controller
+/// reports it as an unverified claim, may back off, never gives up for good on one, and never
+/// changes what it trusts because of it.
 public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
     case hostKeyMismatch = 1
     case notAuthorized = 2
@@ -22,6 +23,22 @@ public enum HandshakeRejection: UInt16, Sendable, Hashable, CaseIterable {
     public static func decode(_ body: [UInt8]) -> HandshakeRejection? {
         guard body.count == 2 else { return nil }
         return HandshakeRejection(rawValue: UInt16(body[0]) << 8 | UInt16(body[1]))
+    }
+
+    /// A few words for a status line.
+    public var shortName: String {
+        switch self {
+        case .hostKeyMismatch: "host key mismatch"
+        case .notAuthorized: "not authorized"
+        case .replayedHandshake: "replayed handshake"
+        case .inviteInvalid: "invite invalid"
+        case .refusedByPolicy: "refused by policy"
+        case .malformed: "malformed handshake"
+        case .inviteBusy: "invite busy"
+        case .busy: "busy"
+        case .clockSkew: "clock skew"
+        case .tooManySessions: "too many sessions"
+        }
     }
 
     /// What the controller's user is told.
