@@ -15,6 +15,8 @@ import ZRCProtocol
 /// clock skew (9) → not a replay (3) → sessions of this controller (10) → policy (5).
 struct Admission {
     let server: HostServer
+    /// Where the connection comes from: a session or pairing that completes vouches for it.
+    let source: AdmissionSource
     let logger: Logger
 
     func admit(_ initiation: HandshakeInitiation, handshake: HostHandshake,
@@ -39,7 +41,8 @@ struct Admission {
                 let response = try responder.accept(HandshakeResponsePayload(
                     sessionID: 0, granted: [], hostName: server.configuration.hostName))
                 try await outbound.write(ByteBuffer(bytes: response))
-                let flow = PairingFlow(server: server, inviteID: inviteID, controllerKey: responder.controllerKey, logger: logger)
+                let flow = PairingFlow(server: server, inviteID: inviteID, controllerKey: responder.controllerKey, source: source,
+                                       logger: logger)
                 return AdmittedConnection(channel: try responder.establish(), flow: .pairing(flow))
             } catch let error as SessionError {
                 if case .rejected(let reason) = error.kind { return try await reject(reason, error.message) }
@@ -86,7 +89,7 @@ struct Admission {
                     sessionID: sessionID, granted: granted, hostName: server.configuration.hostName))
                 try await outbound.write(ByteBuffer(bytes: response))
                 let flow = SessionFlow(server: server, sessionID: sessionID, controllerKey: key, controllerName: controller.name,
-                                       agent: responder.payload.agent, granted: granted, logger: logger)
+                                       agent: responder.payload.agent, granted: granted, source: source, logger: logger)
                 return AdmittedConnection(channel: try responder.establish(), flow: .session(flow))
             } catch {
                 await server.closeSession(sessionID, controller: key)

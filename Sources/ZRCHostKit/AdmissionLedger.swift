@@ -13,6 +13,16 @@ public struct AdmissionLimits: Sendable, Equatable {
     public var earlyDropThreshold = 0.75
     /// Sessions (live or being set up) one controller key may hold.
     public var maximumSessionsPerController = 4
+    /// Handshake slots beyond `maximumHandshakes` kept for addresses a paired controller
+    /// authenticated from recently: a flood from a few addresses fills the general slots, never
+    /// these. Also beyond the unidentified-connection cap: as many more connections for them.
+    public var reservedHandshakes = 16
+    /// Handshake slots for streams adopted from the rendezvous (a pool of their own).
+    public var rendezvousHandshakes = 8
+    /// How long an address stays "recently authenticated", and how many are remembered (the
+    /// least recent goes first).
+    public var trustedSourceLifetimeMicros: UInt64 = 24 * 3600 * 1_000_000
+    public var maximumTrustedSources = 1024
 
     public init() {}
 }
@@ -28,6 +38,11 @@ public struct AdmissionLimits: Sendable, Equatable {
 ///    of the handshake slots the expensive part (X25519, key lookups) needs. Capped per source and
 ///    in all, with random early drop as the slots fill, so a flood from one machine cannot keep
 ///    every slot taken.
+/// A third pool protects paired controllers: addresses that authenticated recently (a session's
+/// first authenticated message, a completed pairing) may use `reservedHandshakes` more slots when
+/// the general ones are full, and are never dropped early; streams adopted from the rendezvous
+/// (each vouched for by a sealed offer) have slots of their own. Sources count per IPv4 address
+/// and per IPv6 /64 (`AdmissionSource`).
 /// Sessions are capped per controller key, and control (input) goes to one controller at a time,
 /// claimed only when the controller's first authenticated message arrives. The sessions of the
 /// controller in control share it (one person with a viewer open and a scripted `input` beside
@@ -55,11 +70,23 @@ struct AdmissionLedger: Sendable {
         }
     }
 
+    /// The pool a handshake slot came from (returned when the handshake ends).
+    enum SlotPool: Sendable, Equatable {
+        case general
+        case reserved
+        case rendezvous
+    }
+
     let limits: Limits
-    private var connectionsBySource: [String: Int] = [:]
-    private var handshakesBySource: [String: Int] = [:]
+    private var connectionsBySource: [AdmissionSource: Int] = [:]
+    private var handshakesBySource: [AdmissionSource: Int] = [:]
     private(set) var unidentifiedConnections = 0
+    /// Slots taken, per pool.
     private(set) var handshakes = 0
+    private(set) var reservedInUse = 0
+    private(set) var rendezvousInUse = 0
+    /// Addresses that authenticated, with when they last did.
+    private var trusted: [AdmissionSource: UInt64] = [:]
     private var sessionsByController: [NoisePublicKey: Set<UInt64>] = [:]
     private var nextSessionID: UInt64 = 1
     /// The controller in control (input allowed) and its sessions that claimed it.
@@ -71,43 +98,81 @@ struct AdmissionLedger: Sendable {
 
     // MARK: Connections and handshakes
 
-    /// A connection was accepted from `source`; nil admits it (pair with `connectionIdentified`
-    /// or `connectionClosed`).
-    mutating func connectionOpened(source: String) -> Refusal? {
+    /// A connection was accepted from `source` at `now`; nil admits it (pair with
+    /// `connectionIdentified` or `connectionClosed`).
+    mutating func connectionOpened(source: AdmissionSource, nowMicros: UInt64) -> Refusal? {
         if connectionsBySource[source, default: 0] >= limits.maximumConnectionsPerSource { return .tooManyConnectionsFromSource }
-        if unidentifiedConnections >= limits.maximumUnidentifiedConnections { return .tooManyConnections }
+        let cap = limits.maximumUnidentifiedConnections + (isTrusted(source, nowMicros: nowMicros) ? limits.reservedHandshakes : 0)
+        if unidentifiedConnections >= cap { return .tooManyConnections }
         connectionsBySource[source, default: 0] += 1
         unidentifiedConnections += 1
         return nil
     }
 
     /// An admitted connection went away before it was identified.
-    mutating func connectionClosed(source: String) {
+    mutating func connectionClosed(source: AdmissionSource) {
         decrement(&connectionsBySource, source)
         unidentifiedConnections -= 1
     }
 
     /// An admitted connection sent a valid preamble and record header: it leaves the
-    /// unidentified pool and asks for a handshake slot. `random` is uniform in 0..<1. Nil grants
-    /// the slot (pair with `handshakeEnded`); either way the connection is no longer unidentified.
-    mutating func connectionIdentified(source: String, random: Double) -> Refusal? {
+    /// unidentified pool and asks for a handshake slot. `random` is uniform in 0..<1. Success
+    /// names the pool the slot came from (pass it to `handshakeEnded`); either way the connection
+    /// is no longer unidentified.
+    mutating func connectionIdentified(source: AdmissionSource, random: Double, nowMicros: UInt64) -> Result<SlotPool, Refusal> {
         connectionClosed(source: source)
-        if handshakesBySource[source, default: 0] >= limits.maximumHandshakesPerSource { return .tooManyHandshakesFromSource }
-        if handshakes >= limits.maximumHandshakes { return .tooManyHandshakes }
-        let threshold = Double(limits.maximumHandshakes) * limits.earlyDropThreshold
-        if Double(handshakes) >= threshold {
-            let dropProbability = (Double(handshakes) - threshold + 1) / (Double(limits.maximumHandshakes) - threshold + 1)
-            if random < dropProbability { return .earlyDrop }
+        if handshakesBySource[source, default: 0] >= limits.maximumHandshakesPerSource { return .failure(.tooManyHandshakesFromSource) }
+        let pool: SlotPool
+        switch source.kind {
+        case .rendezvous:
+            guard rendezvousInUse < limits.rendezvousHandshakes else { return .failure(.tooManyHandshakes) }
+            rendezvousInUse += 1
+            pool = .rendezvous
+        case .address:
+            let trusted = isTrusted(source, nowMicros: nowMicros)
+            if handshakes < limits.maximumHandshakes {
+                // Random early drop as the general slots fill; never for a trusted address.
+                let threshold = Double(limits.maximumHandshakes) * limits.earlyDropThreshold
+                if !trusted, Double(handshakes) >= threshold {
+                    let dropProbability = (Double(handshakes) - threshold + 1) / (Double(limits.maximumHandshakes) - threshold + 1)
+                    if random < dropProbability { return .failure(.earlyDrop) }
+                }
+                handshakes += 1
+                pool = .general
+            } else if trusted, reservedInUse < limits.reservedHandshakes {
+                reservedInUse += 1
+                pool = .reserved
+            } else {
+                return .failure(.tooManyHandshakes)
+            }
         }
         handshakesBySource[source, default: 0] += 1
-        handshakes += 1
-        return nil
+        return .success(pool)
     }
 
-    /// A handshake that held a slot finished (either way).
-    mutating func handshakeEnded(source: String) {
+    /// A handshake that held a slot from `pool` finished (either way).
+    mutating func handshakeEnded(source: AdmissionSource, pool: SlotPool) {
         decrement(&handshakesBySource, source)
-        handshakes -= 1
+        switch pool {
+        case .general: handshakes -= 1
+        case .reserved: reservedInUse -= 1
+        case .rendezvous: rendezvousInUse -= 1
+        }
+    }
+
+    /// A controller authenticated from `source` (an address; streams from the rendezvous have
+    /// their own pool): it may use the reserved slots for `trustedSourceLifetimeMicros`.
+    mutating func sourceAuthenticated(_ source: AdmissionSource, nowMicros: UInt64) {
+        guard case .address = source.kind else { return }
+        trusted[source] = nowMicros
+        if trusted.count > limits.maximumTrustedSources, let oldest = trusted.min(by: { $0.value < $1.value })?.key {
+            trusted[oldest] = nil
+        }
+    }
+
+    func isTrusted(_ source: AdmissionSource, nowMicros: UInt64) -> Bool {
+        guard let since = trusted[source] else { return false }
+        return nowMicros >= since && nowMicros - since <= limits.trustedSourceLifetimeMicros
     }
 
     // MARK: Sessions
@@ -163,7 +228,7 @@ struct AdmissionLedger: Sendable {
 
     func sessionCount(controller: NoisePublicKey) -> Int { sessionsByController[controller]?.count ?? 0 }
 
-    private func decrement(_ counts: inout [String: Int], _ key: String) {
+    private func decrement(_ counts: inout [AdmissionSource: Int], _ key: AdmissionSource) {
         let left = counts[key, default: 0] - 1
         counts[key] = left > 0 ? left : nil
     }

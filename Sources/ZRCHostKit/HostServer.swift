@@ -31,6 +31,7 @@ public actor HostServer {
     private var controllerWatchers: [AsyncStream<Void>.Continuation] = []
     /// Refused connections, logged in aggregate.
     private var refusals = RefusalLog()
+    private var connectionCounts = (accepted: 0, ended: 0)
     /// The address actually bound (the port may have been 0).
     public private(set) var boundAddress: HostPort?
 
@@ -106,12 +107,14 @@ public actor HostServer {
 
     /// Serves a connection that arrived another way than the TCP listener (an ICE stream from
     /// the rendezvous), with the same admission, handshake and session handling.
-    nonisolated func serveAdopted(_ connection: TCPEndpoint.Connection, source: String, remote: String) async {
+    nonisolated func serveAdopted(_ connection: TCPEndpoint.Connection, source: AdmissionSource, remote: String) async {
         await HostConnectionHandler(server: self).serve(connection, origin: (source, remote))
     }
 
-    /// Ends every live session with `close(shuttingDown)`; call before cancelling `run`.
+    /// Ends every live session with `close(shuttingDown)`, and writes the summaries of refusals
+    /// still counting; call before cancelling `run`.
     public func shutdown() async {
+        flushRefusals(all: true)
         for session in sessions.all {
             await session.connection.close(reason: .shuttingDown, text: "the host is shutting down")
         }
@@ -119,32 +122,50 @@ public actor HostServer {
 
     // MARK: Connection bookkeeping (called by HostConnectionHandler)
 
-    /// A connection was accepted from `source` (an IP address); false: close it at once.
-    func connectionOpened(source: String) -> Bool {
-        guard let refusal = ledger.connectionOpened(source: source) else { return true }
+    /// A connection was accepted from `source`; false: close it at once.
+    func connectionOpened(source: AdmissionSource) -> Bool {
+        connectionCounts.accepted += 1
+        guard let refusal = ledger.connectionOpened(source: source, nowMicros: WireClock.monotonicMicros()) else { return true }
         logRefusal(source: source, refusal)
         return false
     }
 
-    func connectionClosed(source: String) { ledger.connectionClosed(source: source) }
+    func connectionClosed(source: AdmissionSource) { ledger.connectionClosed(source: source) }
 
-    /// The connection proved it speaks ZRC: true gives it a handshake slot.
-    func connectionIdentified(source: String) -> Bool {
-        guard let refusal = ledger.connectionIdentified(source: source, random: Double.random(in: 0..<1)) else { return true }
-        logRefusal(source: source, refusal)
-        return false
+    /// The connection proved it speaks ZRC: the pool of the handshake slot it got, or nil.
+    func connectionIdentified(source: AdmissionSource) -> AdmissionLedger.SlotPool? {
+        switch ledger.connectionIdentified(source: source, random: Double.random(in: 0..<1), nowMicros: WireClock.monotonicMicros()) {
+        case .success(let pool): return pool
+        case .failure(let refusal):
+            logRefusal(source: source, refusal)
+            return nil
+        }
     }
 
-    func handshakeEnded(source: String) { ledger.handshakeEnded(source: source) }
+    func handshakeEnded(source: AdmissionSource, pool: AdmissionLedger.SlotPool) { ledger.handshakeEnded(source: source, pool: pool) }
 
-    func logRefusal(source: String, _ reason: some CustomStringConvertible) {
-        for line in refusals.refused(source: source, reason: reason.description, nowMicros: WireClock.monotonicMicros()) {
+    /// A controller authenticated from `source`: it may use the reserved handshake slots.
+    func sourceAuthenticated(_ source: AdmissionSource) {
+        ledger.sourceAuthenticated(source, nowMicros: WireClock.monotonicMicros())
+    }
+
+    /// A connection ended before it became a session or a pairing, for `reason`: logged once per
+    /// source and reason, then counted in the 30 s summary.
+    func logRefusal(source: AdmissionSource, _ reason: some CustomStringConvertible) {
+        for line in refusals.refused(source: source.description, reason: reason.description, nowMicros: WireClock.monotonicMicros()) {
             logger.warning("\(line)")
         }
     }
 
-    private func flushRefusals() {
-        for line in refusals.flush(nowMicros: WireClock.monotonicMicros()) { logger.warning("\(line)") }
+    /// Every accepted connection's end is counted here (and logged, through the refusal log or
+    /// the session's own lines).
+    func connectionEnded() { connectionCounts.ended += 1 }
+
+    /// Connections accepted (TCP or adopted from the rendezvous) and ended since the server started.
+    public func connectionTotals() -> (accepted: Int, ended: Int) { (connectionCounts.accepted, connectionCounts.ended) }
+
+    private func flushRefusals(all: Bool = false) {
+        for line in refusals.flush(nowMicros: all ? .max : WireClock.monotonicMicros()) { logger.warning("\(line)") }
     }
 
     func inviteSecret(_ id: InviteID) throws(InviteRegistry.Refusal) -> SecretBytes {

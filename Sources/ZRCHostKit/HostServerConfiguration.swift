@@ -14,6 +14,10 @@ public struct HostServerConfiguration: Sendable {
     public var advertisedAddresses: [String]
     public var inviteLifetimeSeconds: Int
     public var handshakeTimeout: Duration
+    /// Once a record header has arrived (the connection takes a handshake slot), the rest of
+    /// message 1 must follow within this: a controller sends the record in one write, so only a
+    /// peer holding a slot on purpose takes longer.
+    public var messageOneTimeout: Duration = .seconds(1)
     public var timings: ConnectionTimings
     /// The local control socket for `zrc-host pair`, `controllers`, ….
     public var controlSocket: URL

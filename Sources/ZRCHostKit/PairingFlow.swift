@@ -12,6 +12,8 @@ struct PairingFlow: Sendable {
     let server: HostServer
     let inviteID: InviteID
     let controllerKey: NoisePublicKey
+    /// Where the pairing came from; once it completes, that address may use the reserved slots.
+    let source: AdmissionSource
     let logger: Logger
 
     func run(channel: consuming SecureChannel, inbound: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
@@ -38,6 +40,7 @@ struct PairingFlow: Sendable {
             do {
                 let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date())
                 await server.paired(controllerKey)
+                await server.sourceAuthenticated(source)
                 deadline.cancel()
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)
                 logger.notice("paired controller \(controller.name) (\(fingerprint))")

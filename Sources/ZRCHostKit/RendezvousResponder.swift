@@ -134,7 +134,7 @@ actor RendezvousResponder {
             let link = await negotiate(offer, controller: controller, fingerprint: fingerprint, client: client)
             finished()
             guard let (connection, path, agent) = link else { return }
-            await server.serveAdopted(connection, source: "rendezvous:\(fingerprint)", remote: "\(path)")
+            await server.serveAdopted(connection, source: .rendezvous(fingerprint), remote: "\(path)")
             await agent.close()
         }
     }

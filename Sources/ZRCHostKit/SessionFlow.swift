@@ -19,6 +19,8 @@ struct SessionFlow: Sendable {
     let controllerName: String
     let agent: String
     let granted: SessionFlags
+    /// Where the session came from; once it is real, that address may use the reserved slots.
+    let source: AdmissionSource
     let logger: Logger
 
     static let agentString = "zrc-host/0.1 (linux)"
@@ -100,6 +102,7 @@ struct SessionFlow: Sendable {
             return
         }
         logger.notice("session started (\(agent))")
+        await server.sourceAuthenticated(source)
         do {
             try await server.controllers.markSeen(publicKey: controllerKey, at: Date())
         } catch {

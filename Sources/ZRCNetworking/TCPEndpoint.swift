@@ -20,6 +20,9 @@ public enum TCPEndpoint {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: systemMaximumBacklog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // A peer that sends part of a preamble and then FIN still gets the host's preamble (and a
+            // log line): its end of the connection closing does not close the host's.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {

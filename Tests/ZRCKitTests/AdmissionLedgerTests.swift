@@ -8,41 +8,93 @@ import ZRCProtocol
 @Suite struct AdmissionLedgerTests {
     static func key(_ fill: UInt8) -> NoisePublicKey { try! NoisePublicKey(bytes: [UInt8](repeating: fill, count: 32)) }
 
+    /// Opens and identifies a connection from `source`: the pool of its slot, or the refusal.
+    static func handshake(_ ledger: inout AdmissionLedger, _ source: AdmissionSource, random: Double = 0.99, now: UInt64 = 0)
+        -> Result<AdmissionLedger.SlotPool, AdmissionLedger.Refusal> {
+        if let refused = ledger.connectionOpened(source: source, nowMicros: now) { return .failure(refused) }
+        return ledger.connectionIdentified(source: source, random: random, nowMicros: now)
+    }
+
+    static func granted(_ result: Result<AdmissionLedger.SlotPool, AdmissionLedger.Refusal>) -> Bool {
+        if case .success = result { true } else { false }
+    }
+
     @Test func idleConnectionsAreCappedPerSourceAndNeverTakeHandshakeSlots() {
         var ledger = AdmissionLedger()
         for _ in 0..<32 {
-            let opened = ledger.connectionOpened(source: "192.0.2.7")
+            let opened = ledger.connectionOpened(source: "192.0.2.7", nowMicros: 0)
             #expect(opened == nil)
         }
-        let oneTooMany = ledger.connectionOpened(source: "192.0.2.7")
+        let oneTooMany = ledger.connectionOpened(source: "192.0.2.7", nowMicros: 0)
         #expect(oneTooMany == .tooManyConnectionsFromSource)
         #expect(ledger.handshakes == 0, "connected but silent: no slot")
-        let otherSource = ledger.connectionOpened(source: "198.51.100.1")
-        #expect(otherSource == nil, "another source is unaffected")
-        let otherSlot = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
-        #expect(otherSlot == nil)
+        #expect(Self.handshake(&ledger, "198.51.100.1") == .success(.general), "another source is unaffected")
         #expect(ledger.handshakes == 1)
         ledger.connectionClosed(source: "192.0.2.7")
-        let reopened = ledger.connectionOpened(source: "192.0.2.7")
+        let reopened = ledger.connectionOpened(source: "192.0.2.7", nowMicros: 0)
         #expect(reopened == nil, "a closed one frees its place")
     }
 
     @Test func oneSourceGetsAtMostItsShareOfHandshakeSlots() {
         var ledger = AdmissionLedger()
         var granted = 0
-        for _ in 0..<20 {
-            _ = ledger.connectionOpened(source: "192.0.2.7")
-            if ledger.connectionIdentified(source: "192.0.2.7", random: 0.99) == nil { granted += 1 }
-        }
+        for _ in 0..<20 where Self.granted(Self.handshake(&ledger, "192.0.2.7")) { granted += 1 }
         #expect(granted == 8)
         #expect(ledger.unidentifiedConnections == 0, "identified connections leave the unidentified pool either way")
-        _ = ledger.connectionOpened(source: "198.51.100.1")
-        let otherSourceSlot = ledger.connectionIdentified(source: "198.51.100.1", random: 0.99)
-        #expect(otherSourceSlot == nil)
-        ledger.handshakeEnded(source: "192.0.2.7")
-        _ = ledger.connectionOpened(source: "192.0.2.7")
-        let freedSlot = ledger.connectionIdentified(source: "192.0.2.7", random: 0.99)
-        #expect(freedSlot == nil, "a finished handshake frees its slot")
+        #expect(Self.granted(Self.handshake(&ledger, "198.51.100.1")))
+        ledger.handshakeEnded(source: "192.0.2.7", pool: .general)
+        #expect(Self.granted(Self.handshake(&ledger, "192.0.2.7")), "a finished handshake frees its slot")
+    }
+
+    /// IPv6 sources count per /64: one subscriber's whole prefix is one source; IPv4-mapped
+    /// addresses count as their IPv4 address.
+    @Test(arguments: [("2001:db8:1:2::1", "2001:db8:1:2::ffff:7", true), ("2001:db8:1:2::1", "2001:db8:1:3::1", false),
+                      ("::ffff:192.0.2.7", "192.0.2.7", true), ("192.0.2.7", "192.0.2.8", false)])
+    func sourcesCountPerIPv4AddressAndIPv6Prefix(_ first: String, _ second: String, same: Bool) {
+        #expect((AdmissionSource.address(first) == AdmissionSource.address(second)) == same)
+        var ledger = AdmissionLedger()
+        for index in 0..<8 { #expect(Self.granted(Self.handshake(&ledger, .address(index % 2 == 0 ? first : second)))) }
+        #expect(Self.granted(Self.handshake(&ledger, .address(second))) == !same, "the ninth from one source is refused")
+    }
+
+    /// A flood from eight addresses fills every general slot; an address a paired controller
+    /// authenticated from still gets one (the reserve), and is never dropped early.
+    @Test func recentlyAuthenticatedAddressesKeepSlotsWhenAFloodFillsTheRest() {
+        var ledger = AdmissionLedger()
+        ledger.sourceAuthenticated("127.0.0.1", nowMicros: 1_000)
+        var flood = 0
+        for index in 0..<200 where Self.granted(Self.handshake(&ledger, .address("127.0.0.\(2 + index % 8)"), random: 0.99, now: 2_000)) {
+            flood += 1
+        }
+        #expect(flood == 64 && ledger.handshakes == 64, "the flood holds every general slot")
+        for _ in 0..<8 { #expect(Self.handshake(&ledger, "127.0.0.1", random: 0, now: 3_000) == .success(.reserved)) }
+        #expect(Self.handshake(&ledger, "127.0.0.1", now: 3_000) == .failure(.tooManyHandshakesFromSource), "still at most 8 per source")
+        #expect(Self.handshake(&ledger, "198.51.100.9", now: 3_000) == .failure(.tooManyHandshakes), "a stranger gets no reserved slot")
+        // The trust lapses.
+        let later = 3_000 + AdmissionLimits().trustedSourceLifetimeMicros + 1
+        for _ in 0..<8 { ledger.handshakeEnded(source: "127.0.0.1", pool: .reserved) }
+        #expect(Self.handshake(&ledger, "127.0.0.1", now: later) == .failure(.tooManyHandshakes))
+    }
+
+    @Test func rendezvousStreamsHaveSlotsOfTheirOwn() {
+        var ledger = AdmissionLedger()
+        for index in 0..<64 { _ = Self.handshake(&ledger, .address("10.0.0.\(index % 250)"), random: 0.99) }
+        #expect(ledger.handshakes == 64)
+        #expect(Self.handshake(&ledger, .rendezvous("aaaa")) == .success(.rendezvous))
+        for _ in 0..<7 { _ = Self.handshake(&ledger, .rendezvous("bbbb")) }
+        #expect(Self.handshake(&ledger, .rendezvous("cccc")) == .failure(.tooManyHandshakes), "8 rendezvous slots in all")
+        ledger.handshakeEnded(source: .rendezvous("aaaa"), pool: .rendezvous)
+        #expect(Self.handshake(&ledger, .rendezvous("cccc")) == .success(.rendezvous))
+    }
+
+    /// Addresses remembered as authenticated are bounded: the least recent goes.
+    @Test func trustedAddressesAreBounded() {
+        var limits = AdmissionLimits()
+        limits.maximumTrustedSources = 3
+        var ledger = AdmissionLedger(limits: limits)
+        for index in 0..<4 { ledger.sourceAuthenticated(.address("192.0.2.\(index)"), nowMicros: UInt64(index)) }
+        #expect(!ledger.isTrusted("192.0.2.0", nowMicros: 10))
+        #expect(ledger.isTrusted("192.0.2.3", nowMicros: 10))
     }
 
     @Test func slotsFillWithRandomEarlyDropAndNeverOverflow() async {
@@ -51,14 +103,13 @@ import ZRCProtocol
             var drops = 0
             for (index, random) in randoms.enumerated() {
                 let source = "10.0.\(index / 250).\(index % 250)"
-                _ = ledger.connectionOpened(source: source)
-                switch ledger.connectionIdentified(source: source, random: random) {
-                case nil: break
-                case .earlyDrop:
+                switch Self.handshake(&ledger, .address(source), random: random) {
+                case .success: break
+                case .failure(.earlyDrop):
                     drops += 1
                     #expect(Double(ledger.handshakes) >= 48, "early drop only from 75% full")
-                case .tooManyHandshakes: #expect(ledger.handshakes == 64)
-                case let other: Issue.record("unexpected \(String(describing: other))")
+                case .failure(.tooManyHandshakes): #expect(ledger.handshakes == 64)
+                case .failure(let other): Issue.record("unexpected \(other)")
                 }
                 #expect(ledger.handshakes <= 64)
             }

@@ -60,6 +60,41 @@ import ZRCProtocol
                 "\(refusalLines.count) refusal lines for \(counts.opened) flood connections")
     }
 
+    /// Stalled handshakes from eight addresses (127.0.0.2–.9), each holding as many slots as one
+    /// source may and re-opening every one the host closes: together they could fill every
+    /// general slot. A paired controller, whose address authenticated before, still connects on
+    /// every attempt (the reserved slots). No time bound: every attempt must simply succeed.
+    @Test func aPairedControllerConnectsEveryTimeWhileEightAddressesFillTheSlots() async throws {
+        let harness = try HostHarness()
+        let address = try await harness.start()
+        let (controller, _) = harness.controller()
+        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+
+        let floods = (2...9).map { ConnectionFlood(port: address.port, source: "127.0.0.\($0)", idle: 0, identified: 10, duration: .seconds(60)) }
+        floods.forEach { $0.start() }
+        let clock = ContinuousClock()
+        let floodDeadline = clock.now + .seconds(30)
+        while floods.contains(where: { $0.counts.peakOpen < 8 }), clock.now < floodDeadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(floods.allSatisfy { $0.counts.peakOpen >= 8 }, "each address keeps its slots: \(floods.map(\.counts.peakOpen))")
+
+        var failures: [String] = []
+        for attempt in 1...15 {
+            do {
+                let session = try await controller.connect(to: "desk")
+                _ = try await session.ping(timeout: .seconds(60))
+                await session.close()
+            } catch {
+                failures.append("attempt \(attempt): \(error)")
+            }
+        }
+        let opened = floods.reduce(0) { $0 + $1.counts.opened }
+        for flood in floods { await flood.stop() }
+        await harness.stop()
+        #expect(failures.isEmpty, "\(failures.count) of 15 attempts failed: \(failures.prefix(3))")
+        #expect(opened > 80, "the flood re-opened what the host closed: \(opened) connections")
+        #expect(harness.log.contains("message 1 not completed within"), "stalled handshakes lose their slots early")
+    }
+
     /// A first message captured on the way and delivered later (never the genuine one): fresh
     /// enough to pass the clock and replay checks, but its sender cannot complete the session.
     /// It is never listed, never marks the controller seen, and goes at the handshake timeout.
