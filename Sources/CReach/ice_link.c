@@ -134,22 +134,28 @@ static void watch_writes(zrc_ice *ice, gboolean on) {
     }
 }
 
-// Writes what PseudoTCP delivered to the caller's socket. FALSE while the socket is full.
-static gboolean flush_pending(zrc_ice *ice) {
-    while (ice->pending_length > 0) {
-        ssize_t written = send(ice->bridge_fd, ice->pending + ice->pending_offset, ice->pending_length, MSG_NOSIGNAL);
+int zrc_flush_pending(int fd, const char *buffer, size_t *offset, size_t *length) {
+    while (*length > 0) {
+        ssize_t written = send(fd, buffer + *offset, *length, MSG_NOSIGNAL);
         if (written < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return FALSE;
-            // The caller closed its end: nothing more to deliver.
-            ice->pending_length = 0;
+            // The caller closed its end: nothing more to deliver. Both go back to 0, or the next
+            // chunk would be read from where this one stopped.
+            *length = 0;
+            *offset = 0;
             return TRUE;
         }
-        ice->pending_offset += (size_t)written;
-        ice->pending_length -= (size_t)written;
+        *offset += (size_t)written;
+        *length -= (size_t)written;
     }
-    ice->pending_offset = 0;
+    *offset = 0;
     return TRUE;
+}
+
+// Writes what PseudoTCP delivered to the caller's socket. FALSE while the socket is full.
+static gboolean flush_pending(zrc_ice *ice) {
+    return zrc_flush_pending(ice->bridge_fd, ice->pending, &ice->pending_offset, &ice->pending_length);
 }
 
 // Moves received bytes from PseudoTCP to the socket until either runs dry. Leaving bytes inside
@@ -470,7 +476,7 @@ static void create_on_loop(void *data) {
         .PseudoTcpClosed = tcp_closed,
         .WritePacket = tcp_write_packet,
     };
-    ice->tcp = pseudo_tcp_socket_new(0, &callbacks);
+    ice->tcp = pseudo_tcp_socket_new(ice->options.conversation, &callbacks);
     // Frames are latest-wins and small updates matter most: no Nagle delay. Acks wait 2 ms at
     // most (the default 100 ms held a 1 MiB window to 3 MB/s even on loopback).
     g_object_set(ice->tcp, "no-delay", TRUE, "ack-delay", 2, "rcv-buf", (guint)ice->window, "snd-buf", (guint)ice->window, NULL);

@@ -30,8 +30,12 @@ struct RendezvousDialer: Sendable {
         }
         let started = ContinuousClock.now
         func elapsed() -> String { "\((ContinuousClock.now - started).formatted(.units(allowed: [.milliseconds])))" }
+        // The offer's nonce comes first: the ICE stream's conversation number derives from it.
+        let nonce = Self.randomBytes(RendezvousMessage.nonceLength)
+        var settings = settings
+        settings.conversation = RendezvousMessage.Offer.conversation(nonce: nonce)
         // The broker connection and candidate gathering both take round trips: overlap them.
-        async let agentResult = Self.capture { () async throws(ReachError) in
+        async let agentResult = Self.capture { [settings] () async throws(ReachError) in
             let agent = try await iceMaker.makeAgent(controlling: true, settings: settings)
             return (agent, try await agent.localDescription(timeout: reach.gatherTimeout))
         }
@@ -49,7 +53,8 @@ struct RendezvousDialer: Sendable {
         let (agent, local) = try await agentResult.get()
         logger.debug("rendezvous: broker \(broker.url) connected and \(local.candidates.count) candidates gathered after \(elapsed())")
         do throws(ReachError) {
-            let answer = try await exchange(offerICE: local, hostKey: hostKey, replyToken: replyToken, broker: broker, nowUnixMicros: nowUnixMicros)
+            let answer = try await exchange(offerICE: local, nonce: nonce, hostKey: hostKey, replyToken: replyToken, broker: broker,
+                                            nowUnixMicros: nowUnixMicros)
             var remote = answer
             if reach.preference == .direct { remote.candidates.removeAll { $0.kind == .relayed } }
             logger.debug("rendezvous: the host answered with \(remote.candidates.count) candidates after \(elapsed())")
@@ -87,7 +92,7 @@ struct RendezvousDialer: Sendable {
         throw ReachError(.brokerUnavailable, failures.joined(separator: "; "))
     }
 
-    private func exchange(offerICE: IceDescription, hostKey: NoisePublicKey, replyToken: [UInt8], broker: any RendezvousBrokerClient,
+    private func exchange(offerICE: IceDescription, nonce: [UInt8], hostKey: NoisePublicKey, replyToken: [UInt8], broker: any RendezvousBrokerClient,
                           nowUnixMicros: @Sendable () -> UInt64) async throws(ReachError) -> IceDescription {
         let topics: RendezvousTopics
         do {
@@ -98,7 +103,6 @@ struct RendezvousDialer: Sendable {
         let now = nowUnixMicros()
         let inbox = topics.inboxTopic(day: RendezvousTopics.day(unixSeconds: now / 1_000_000))
         let replyTopic = RendezvousTopics.replyTopic(token: replyToken)
-        let nonce = Self.randomBytes(RendezvousMessage.nonceLength)
         let offer = RendezvousMessage.offer(.init(timestampMicros: now, nonce: nonce, replyToken: replyToken,
                                                   flags: reach.preference == .direct ? .noRelay : [], ice: offerICE))
         let sealed: [UInt8]

@@ -13,6 +13,12 @@ public struct HostReach: Sendable {
     /// ICE negotiations at once; more offers are answered `busy` (each costs an agent and perhaps
     /// a relay allocation, and only paired controllers can make them).
     public var maxNegotiations: Int
+    /// Of those, how many one controller may hold: a controller flooding offers leaves the rest
+    /// to the others.
+    public var maxNegotiationsPerController = 2
+    /// Offer nonces remembered per controller (inside the clock window): one controller's flood
+    /// fills only its own cache.
+    public var offerNoncesPerController = 512
     public var gatherTimeout: Duration
     public var iceTimeout: Duration
     /// A stable MQTT client ID for the host (the broker may show it; it reveals nothing).

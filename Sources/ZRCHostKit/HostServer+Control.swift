@@ -64,6 +64,44 @@ extension HostServer {
         }
     }
 
+    /// Revocations made by editing the trust store rather than through the control socket (by
+    /// hand, by `zrc-host controllers revoke` without a server for this identity, by a backup
+    /// restored) take effect too: the file is looked at every second, and when it changed the
+    /// sessions of keys no longer in it end and their rendezvous topics go.
+    func watchTrustStore() async {
+        var last = FileStamp(of: controllers.file)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let now = FileStamp(of: controllers.file)
+            guard now != last else { continue }
+            last = now
+            await reconcileControllers()
+        }
+    }
+
+    /// Ends the live sessions of controllers no longer in the trust store.
+    func reconcileControllers() async {
+        let present: Set<NoisePublicKey>
+        do {
+            present = Set(try await controllers.all().map(\.publicKey))
+        } catch {
+            // A damaged file: say so, keep what runs (the next handshake refuses anyway).
+            logger.warning("the trust store changed and cannot be read: \(error)")
+            return
+        }
+        let gone = sessions.all.filter { !present.contains($0.controllerKey) }
+        revokedKeys.subtract(present)
+        revokedKeys.formUnion(gone.map(\.controllerKey))
+        for session in gone {
+            await session.connection.close(reason: .revoked, text: "this controller's access was revoked on the host")
+        }
+        if !gone.isEmpty {
+            let names = Set(gone.map(\.controllerName)).sorted().joined(separator: ", ")
+            logger.notice("the trust store no longer holds \(names): ended \(gone.count) live session(s)")
+        }
+        controllersChanged()
+    }
+
     private func createInvite(lifetimeSeconds: Int, addresses: [String]) -> HostControlResponse {
         guard HostConfig.inviteLifetimeRange.contains(lifetimeSeconds) else {
             let range = HostConfig.inviteLifetimeRange

@@ -90,6 +90,7 @@ public actor HostServer {
             if let reach = configuration.reach, !reach.rendezvous.isEmpty {
                 group.addTask { await RendezvousResponder(server: self, reach: reach, logger: self.logger).run() }
             }
+            group.addTask { await self.watchTrustStore() }
             group.addTask {
                 // Summaries of refused connections come out even when the refusals stop.
                 while !Task.isCancelled {

@@ -11,8 +11,11 @@ actor RendezvousResponder {
     private let server: HostServer
     private let reach: HostReach
     private let logger: Logger
-    private var replays: ReplayGuard
+    /// Offer nonces seen, one cache per controller (a flood from one fills only its own).
+    private var replays: [NoisePublicKey: ReplayGuard] = [:]
+    /// Negotiations under way: in all, and per controller.
     private var negotiating = 0
+    private var negotiatingBy: [NoisePublicKey: Int] = [:]
     /// Inbox topic → the controller whose offers arrive there.
     private var owners: [String: NoisePublicKey] = [:]
 
@@ -22,8 +25,9 @@ actor RendezvousResponder {
         self.server = server
         self.reach = reach
         self.logger = logger
-        replays = ReplayGuard(maxSkewMicros: UInt64(server.configuration.maximumClockSkew.components.seconds) * 1_000_000)
     }
+
+    private var maxSkewMicros: UInt64 { UInt64(server.configuration.maximumClockSkew.components.seconds) * 1_000_000 }
 
     /// Runs until cancelled.
     func run() async {
@@ -103,6 +107,9 @@ actor RendezvousResponder {
             for topic in topics.hostInboxTopics(unixSeconds: now) { owners[topic] = controller.publicKey }
         }
         self.owners = owners
+        // Caches of controllers no longer paired go with them.
+        let paired = Set(owners.values)
+        replays = replays.filter { paired.contains($0.key) }
         do {
             try await client.setSubscriptions(Set(owners.keys))
         } catch {
@@ -116,36 +123,46 @@ actor RendezvousResponder {
         do {
             guard case .offer(let opened) = try RendezvousSeal.open(message.payload, topic: message.topic, recipient: server.identity,
                                                                   sender: controller, crypto: server.crypto) else { return }
-            try replays.admit(nonce: opened.nonce, timestampMicros: opened.timestampMicros, nowMicros: server.configuration.unixMicros())
+            var guardOfController = replays[controller]
+                ?? ReplayGuard(maxSkewMicros: maxSkewMicros, capacity: reach.offerNoncesPerController)
+            defer { replays[controller] = guardOfController }
+            try guardOfController.admit(nonce: opened.nonce, timestampMicros: opened.timestampMicros, nowMicros: server.configuration.unixMicros())
             offer = opened
         } catch {
             logger.info("rendezvous: dropped a message: \(error.message)")
             return
         }
         let fingerprint = KeyDerivations.fingerprint(of: controller, crypto: server.crypto)
-        guard negotiating < reach.maxNegotiations else {
-            logger.notice("rendezvous: busy (\(negotiating) links being negotiated); told controller \(fingerprint) to retry")
+        let own = negotiatingBy[controller, default: 0]
+        guard negotiating < reach.maxNegotiations, own < reach.maxNegotiationsPerController else {
+            logger.notice("rendezvous: busy (\(negotiating) links being negotiated, \(own) for this controller); told controller \(fingerprint) to retry")
             Task { try? await answer(.busy, to: offer, controller: controller, client: client) }
             return
         }
         negotiating += 1
+        negotiatingBy[controller] = own + 1
         Task {
             // The slot is for negotiating: it is free again once the stream is up (or failed).
             let link = await negotiate(offer, controller: controller, fingerprint: fingerprint, client: client)
-            finished()
+            finished(controller)
             guard let (connection, path, agent) = link else { return }
             await server.serveAdopted(connection, source: .rendezvous(fingerprint), remote: "\(path)")
             await agent.close()
         }
     }
 
-    private func finished() { negotiating -= 1 }
+    private func finished(_ controller: NoisePublicKey) {
+        negotiating -= 1
+        let left = negotiatingBy[controller, default: 1] - 1
+        negotiatingBy[controller] = left > 0 ? left : nil
+    }
 
     /// The ICE stream to the controller, adopted as a connection, or nil (logged) when it failed.
     private func negotiate(_ offer: RendezvousMessage.Offer, controller: NoisePublicKey, fingerprint: String,
                            client: any RendezvousBrokerClient) async -> (TCPEndpoint.Connection, TransportPath, any IceAgent)? {
         var settings = reach.ice
         if offer.flags.contains(.noRelay) { settings.relays = [] }
+        settings.conversation = offer.conversation
         let agent: any IceAgent
         do {
             agent = try await reach.iceMaker.makeAgent(controlling: false, settings: settings)

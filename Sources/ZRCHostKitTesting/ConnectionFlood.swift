@@ -13,6 +13,8 @@ public final class ConnectionFlood: Sendable {
         public var opened = 0
         public var closedByHost = 0
         public var peakOpen = 0
+
+        public init() {}
     }
 
     private let state = Mutex<(stop: Bool, counts: Counts, finished: Bool)>((false, Counts(), false))

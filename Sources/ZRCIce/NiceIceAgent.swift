@@ -34,6 +34,7 @@ actor NiceIceAgent: IceAgent {
         options.relay_only = settings.relayOnly ? 1 : 0
         options.window_bytes = UInt32(clamping: settings.window)
         options.relay_window_bytes = UInt32(clamping: settings.relayWindow)
+        options.conversation = settings.conversation
         // C copies of every string, alive for the call (zrc_ice_new keeps its own copies).
         var strings: [UnsafeMutablePointer<CChar>] = []
         func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
@@ -134,6 +135,9 @@ actor NiceIceAgent: IceAgent {
     }
 
     func connect(to description: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
+        // Every C call below needs the agent alive: `close()` may have run before this call or
+        // during any suspension, and then the handle is freed.
+        guard !closed else { throw ReachError(.iceFailed, "the ICE agent was closed") }
         remote = description.candidates
         var error = [CChar](repeating: 0, count: 256)
         let candidates = description.candidates.map(zrc_candidate.init(_:))
@@ -143,6 +147,7 @@ actor NiceIceAgent: IceAgent {
         }
         let deadline = ContinuousClock.now + timeout
         while !established, failure == nil, !closed, ContinuousClock.now < deadline { await waitForChange(until: deadline) }
+        guard !closed else { throw ReachError(.iceFailed, "the ICE agent was closed") }
         guard established else {
             let why = failure ?? "no candidate pair connected within \(timeout)"
             throw ReachError(.iceFailed, "ICE found no working path (\(why)); tried \(Self.list(offered)) against the peer's \(Self.list(remote))"
@@ -154,6 +159,7 @@ actor NiceIceAgent: IceAgent {
     }
 
     private func selectedPath() -> TransportPath {
+        guard !closed else { return .iceDirect(local: .host, remote: .host, remoteEndpoint: "?") }
         var local = zrc_candidate()
         var remote = zrc_candidate()
         guard zrc_ice_selected(handle.pointer, &local, &remote) == 0 else { return .iceDirect(local: .host, remote: .host, remoteEndpoint: "?") }

@@ -69,12 +69,17 @@ final class InMemoryBrokerClient: RendezvousBrokerClient, Sendable {
 final class SocketPairIce: IceAgentMaker, Sendable {
     private let waiting = Mutex<[String: CheckedContinuation<Int32?, Never>]>([:])
     private let made = Atomic<Int>(0)
+    private let settingsSeen = Mutex<[(controlling: Bool, settings: IceSettings)]>([])
 
     /// Agents made so far (each offer the host answers makes one).
     var agentsMade: Int { made.load(ordering: .relaxed) }
 
+    /// The settings each agent was made with, in order.
+    var agentSettings: [(controlling: Bool, settings: IceSettings)] { settingsSeen.withLock { $0 } }
+
     func makeAgent(controlling: Bool, settings: IceSettings) async throws(ReachError) -> any IceAgent {
         made.add(1, ordering: .relaxed)
+        settingsSeen.withLock { $0.append((controlling, settings)) }
         return SocketPairAgent(switchboard: self, ufrag: String(UUID().uuidString.prefix(8)).filter(\.isLetter).padding(toLength: 8, withPad: "a", startingAt: 0))
     }
 

@@ -49,6 +49,11 @@ import ZRCProtocol
             #expect(session.path == .iceDirect(local: .host, remote: .host, remoteEndpoint: "10.0.0.1:5000"))
             _ = try await session.ping()
             await session.close()
+            // Both sides' PseudoTCP runs in the conversation the offer's secret nonce names.
+            let made = rig.hostIce.agentSettings
+            let controllerSide = try #require(made.first { $0.controlling }?.settings.conversation)
+            let hostSide = try #require(made.first { !$0.controlling }?.settings.conversation)
+            #expect(controllerSide == hostSide && controllerSide != 0, "\(made.map(\.settings.conversation))")
             // The offer travelled sealed: the broker saw neither candidates nor names.
             for message in rig.broker.published {
                 #expect(!String(decoding: message.payload, as: UTF8.self).contains("10.0.0.1"))
@@ -110,6 +115,53 @@ import ZRCProtocol
             #expect(session.path != .tcp(address: "127.0.0.1:1"))
             if case .iceDirect = session.path {} else { Issue.record("expected ICE, got \(session.path)") }
             await session.close()
+        }
+    }
+
+    /// One paired controller floods fresh offers (each opens, none repeats): it fills only its own
+    /// nonce cache and holds at most its share of the negotiations, so another controller still
+    /// connects through the rendezvous.
+    @Test func oneControllerFloodingOffersLeavesTheRendezvousToOthers() async throws {
+        let rig = try Rig()
+        _ = try await rig.harness.start()
+        try await rig.harness.stoppingAfter {
+            let (flooder, flooderIdentity) = rig.harness.controller(name: "flooder", reach: ControllerReach(
+                preference: .mesh, iceMaker: rig.controllerIce, brokerMaker: rig.broker, tcpHeadStart: .milliseconds(250),
+                answerTimeout: .seconds(20)))
+            try await rig.pair(flooder)
+            let topics = try RendezvousTopics(local: flooderIdentity, remote: rig.harness.hostIdentity.publicKey, localIsHost: false,
+                                              crypto: rig.harness.crypto)
+            let inbox = topics.inboxTopic(day: RendezvousTopics.day(unixSeconds: rig.harness.server.configuration.unixSeconds))
+            // The host subscribes to a new pairing's inbox a moment after it pairs: wait for the first answer.
+            func offer(_ index: Int) throws -> BrokerMessage {
+                let nonce = (0..<16).map { UInt8(truncatingIfNeeded: index >> (8 * ($0 % 4))) ^ UInt8($0) }
+                let message = RendezvousMessage.offer(.init(
+                    timestampMicros: rig.harness.server.configuration.unixMicros(), nonce: nonce, replyToken: [UInt8](repeating: 0xEE, count: 16),
+                    flags: [], ice: IceDescription(usernameFragment: "flooder\(index % 10)", password: String(repeating: "p", count: 22),
+                                                   candidates: [IceCandidate(kind: .host, priority: 1, foundation: "1", address: "10.0.0.9", port: 9)])))
+                return BrokerMessage(topic: inbox, payload: try RendezvousSeal.seal(message, topic: inbox, sender: flooderIdentity,
+                                                                                  recipient: rig.harness.hostIdentity.publicKey,
+                                                                                  crypto: rig.harness.crypto))
+            }
+            let replies = "zrc/v1/out/" + String(repeating: "ee", count: 16)
+            var index = 0
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !rig.broker.published.contains(where: { $0.topic == replies }), ContinuousClock.now < deadline {
+                rig.broker.publish(try offer(index))
+                index += 1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            for _ in 0..<5000 {
+                rig.broker.publish(try offer(index))
+                index += 1
+            }
+            let controller = rig.controller(.mesh)
+            try await rig.pair(controller)
+            let session = try await controller.connect(to: "desk")
+            _ = try await session.ping(timeout: .seconds(60))
+            await session.close()
+            #expect(rig.harness.log.contains("too many offers inside the clock window"), "the flooder's own cache filled")
+            #expect(rig.harness.log.contains("for this controller"), "the flooder was held to its share")
         }
     }
 }

@@ -27,6 +27,32 @@ import ZRCStorage
         }
     }
 
+    /// A revocation made by editing the trust store (another process, not the control socket)
+    /// ends the live session too; a controller still in the store keeps its own.
+    @Test func removingAControllerFromTheStoreFileEndsItsLiveSessions() async throws {
+        let harness = try HostHarness()
+        _ = try await harness.start()
+        try await harness.stoppingAfter {
+            let (controller, _) = harness.controller(name: "laptop")
+            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            let (other, _) = harness.controller(name: "tablet")
+            _ = try await other.pair(inviteText: try await harness.invite(), name: "desk")
+            let session = try await controller.connect(to: "desk")
+            let kept = try await other.connect(to: "desk")
+            _ = try await session.ping(timeout: .seconds(60))
+
+            // Another process edits the file: the server is not told.
+            let editor = AuthorizedControllersStore(file: harness.server.controllers.file)
+            _ = try await editor.revoke(name: "laptop")
+            let end = await session.waitUntilEnded()
+            #expect(end == .remote(reason: .revoked, text: "this controller's access was revoked on the host"))
+            #expect(harness.log.contains("the trust store no longer holds laptop"))
+            _ = try await kept.ping(timeout: .seconds(60))
+            #expect(await kept.end == nil, "the other controller's session goes on")
+            await kept.close()
+        }
+    }
+
     @Test func aHostWithANewKeyIsRefusedWithAnExplanation() async throws {
         let original = try HostHarness()
         _ = try await original.start()

@@ -60,11 +60,19 @@ typedef struct {
     int relay_only;           // only relayed candidates (privacy: the peer never learns our address)
     uint32_t window_bytes;    // PseudoTCP send and receive buffer
     uint32_t relay_window_bytes;  // the same when the selected path is relayed
+    // PseudoTCP's conversation number: derived from the offer's nonce, which only the two sides
+    // know (it travels sealed), so nobody else can forge a segment (an RST) the stream accepts.
+    uint32_t conversation;
 } zrc_ice_options;
 
 typedef struct zrc_ice zrc_ice;
 
 /// Starts an agent and its candidate gathering. NULL with `error` filled when it cannot start.
+// Writes what `buffer` holds from *offset (*length bytes) to `fd`, advancing both. TRUE when
+// everything is out or the peer is gone (then both are 0: nothing more to deliver); FALSE while
+// the socket is full. Exposed for tests that break the socket under it.
+int zrc_flush_pending(int fd, const char *buffer, size_t *offset, size_t *length);
+
 zrc_ice *zrc_ice_new(const zrc_ice_options *options, zrc_ice_callback callback, void *context, char *error, size_t error_size);
 /// Local ICE credentials and candidates, once gathered; returns the number of candidates written.
 int zrc_ice_local(zrc_ice *ice, char *ufrag, size_t ufrag_size, char *password, size_t password_size,

@@ -11,6 +11,9 @@ public struct IceSettings: Sendable, Equatable {
     /// On a relayed path: coturn's relay socket keeps a fixed 64 KiB buffer, and a window
     /// beyond it only makes the relay drop a burst's tail.
     public var relayWindow: Int
+    /// PseudoTCP's conversation number, the same on both sides and known to nobody else
+    /// (`RendezvousMessage.Offer.conversation`); 0 only where nothing secret is at hand.
+    public var conversation: UInt32 = 0
 
     public static let defaultWindow = 1 << 20
     public static let defaultRelayWindow = 64 << 10

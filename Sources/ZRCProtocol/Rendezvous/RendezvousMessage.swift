@@ -16,6 +16,16 @@ public enum RendezvousMessage: Sendable, Hashable {
         public var flags: Flags
         public var ice: IceDescription
 
+        /// The ICE stream's PseudoTCP conversation number: the nonce's first four bytes (big
+        /// endian; 1 if they are all zero). Both sides know the nonce, which travels only sealed,
+        /// so nobody else can forge a segment — an RST — that the stream would accept.
+        public var conversation: UInt32 { Self.conversation(nonce: nonce) }
+
+        public static func conversation(nonce: [UInt8]) -> UInt32 {
+            let value = nonce.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            return value == 0 ? 1 : value
+        }
+
         public init(timestampMicros: UInt64, nonce: [UInt8], replyToken: [UInt8], flags: Flags, ice: IceDescription) {
             self.timestampMicros = timestampMicros
             self.nonce = nonce
