@@ -150,9 +150,9 @@ let package = Package(
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
         .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased], swiftSettings: strict),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
-        // CReach and ZRCIce: the ICE adapter's C stream pump and its agent's lifetime.
+        // CReach, ZRCIce, ZRCMQTT: the ICE adapter's C stream pump and agent lifetime; the broker client against Mosquitto.
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCFrames", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport",
-                                                          "ZRCIce", "CReach", "ZRCNetworking", "ZRCProtocol", logging],
+                                                          "ZRCIce", "CReach", "ZRCMQTT", "ZRCNetworking", "ZRCProtocol", logging],
                     swiftSettings: strict),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",

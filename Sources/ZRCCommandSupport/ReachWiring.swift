@@ -1,5 +1,6 @@
 public import ZRCControllerKit
 public import ZRCHostKit
+import Foundation
 import ZRCDiscovery
 import ZRCIce
 import ZRCMQTT
@@ -31,25 +32,35 @@ public enum ReachWiring {
         guard !rendezvous.isEmpty else { return nil }
         let relays = config.transportPreference.allowsRelay ? parse(config.relayUrls, .turn) : []
         let stun = parse(config.stunUrls, .stun)
-        return HostReach(rendezvous: rendezvous,
-                         ice: IceSettings(stunServers: stun, relays: relays, relayOnly: config.transportPreference.relayOnly),
-                         iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), advertised: advertised(rendezvous, relays, stun),
-                         clientID: randomClientID())
+        var reach = HostReach(rendezvous: rendezvous,
+                              ice: IceSettings(stunServers: stun, relays: relays, relayOnly: config.transportPreference.relayOnly),
+                              iceMaker: NiceAgentMaker(), brokerMaker: MosquittoBrokerMaker(), advertised: advertised(rendezvous, relays, stun))
+        reach.relayCredentials = relayCredentialMinter(relays)
+        return reach
+    }
+
+    /// Mints a day's credentials for each relay given by a REST secret, labelled with the
+    /// controller's fingerprint (what the relay's log shows of it).
+    public static func relayCredentialMinter(_ relays: [ReachURL]) -> @Sendable (NoisePublicKey) -> [RelayCredential] {
+        let restRelays = relays.filter { if case .sharedSecret = $0.credentials { true } else { false } }
+        guard !restRelays.isEmpty else { return { _ in [] } }
+        return { controller in
+            let label = "zrc-" + Hex.encode(Array(controller.bytes.prefix(6)))
+            let now = UInt64(max(0, Date().timeIntervalSince1970))
+            var seen = Set<String>()
+            return restRelays.compactMap { TurnRESTCredentials.mint(for: $0, label: label, nowUnixSeconds: now) }
+                .filter { seen.insert($0.relay).inserted }
+        }
     }
 
     /// What invites name: brokers without the host's login (controllers publish anonymously, or
-    /// with their own from controller.json), relays with static credentials (paired controllers
-    /// may use the host's relay), but no relay given by a REST shared secret (the secret would
-    /// let anyone mint credentials), and STUN servers.
+    /// with their own from controller.json), relays without any credentials (static logins stay
+    /// on the host; a relay given by a REST secret gets controllers time-limited credentials in
+    /// sessions and sealed answers instead), and STUN servers.
     public static func advertised(_ rendezvous: [ReachURL], _ relays: [ReachURL], _ stun: [ReachURL]) -> [ReachURL] {
-        let shareable = relays.filter { if case .sharedSecret = $0.credentials { false } else { true } }
-        return Array((rendezvous.map(\.withoutCredentials) + shareable + stun).prefix(8))
-    }
-
-    /// A client ID per run: random, so the broker cannot tell which host (by key or name) it is.
-    static func randomClientID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return "zrc-h-" + (0..<8).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16) }.joined()
+        var seen = Set<String>()
+        let relays = relays.map(\.withoutCredentials).filter { seen.insert($0.text).inserted }
+        return Array((rendezvous.map(\.withoutCredentials) + relays + stun).prefix(8))
     }
 
     /// Config files were validated when read: every entry parses.

@@ -46,11 +46,21 @@ public struct ControllerReach: Sendable {
         self.iceTimeout = iceTimeout
     }
 
-    /// This controller's servers plus the host's (from its invite), without repeats.
-    func servers(forHost hostURLs: [ReachURL]) -> (brokers: [ReachURL], ice: IceSettings) {
+    /// This controller's servers plus the host's (from its invite), without repeats. The host's
+    /// relays come without credentials: each is used with the time-limited ones the host handed
+    /// this controller (`credentials`, still good at `nowUnixSeconds`), or not at all for this
+    /// side's own allocations (the host's relayed candidates still work).
+    func servers(forHost hostURLs: [ReachURL], credentials: [RelayCredential] = [], nowUnixSeconds: UInt64 = 0)
+        -> (brokers: [ReachURL], ice: IceSettings) {
+        let hostURLs = hostURLs.compactMap { url -> ReachURL? in
+            guard url.scheme == .turn, case .none = url.credentials else { return url }
+            guard let credential = credentials.first(where: { $0.relay == url.endpoint && $0.isUsable(atUnixSeconds: nowUnixSeconds) })
+            else { return nil }
+            return url.with(credential)
+        }
         func merged(_ own: [ReachURL], _ scheme: ReachURL.Scheme) -> [ReachURL] {
             var seen = Set<String>()
-            return (own + hostURLs.filter { $0.scheme == scheme }).filter { seen.insert($0.text).inserted }
+            return (own + hostURLs.filter { $0.scheme == scheme }).filter { seen.insert($0.endpoint + ($0.overTCP ? "/tcp" : "")).inserted }
         }
         var ice = self.ice
         ice.stunServers = merged(ice.stunServers, .stun)

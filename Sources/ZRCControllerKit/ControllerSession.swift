@@ -70,6 +70,16 @@ public actor ControllerSession {
     /// The picture last asked for, sent again if the host's hello comes after the request.
     private var wantedPicture: PictureRequest?
     private var sentPicture: PictureRequest?
+    /// The host's newest credentials for its relays, and who keeps them (the controller's store).
+    public private(set) var relayCredentials: [RelayCredential] = []
+    private var relayCredentialsKeeper: (@Sendable ([RelayCredential]) async -> Void)?
+
+    /// `keeper` is told of every list of relay credentials the host sends, also one that came
+    /// before this call.
+    func keepRelayCredentials(_ keeper: @escaping @Sendable ([RelayCredential]) async -> Void) async {
+        relayCredentialsKeeper = keeper
+        if !relayCredentials.isEmpty { await keeper(relayCredentials) }
+    }
 
     /// Asks the host for pictures of at most this size and region (a host that cannot scale keeps
     /// sending the whole screen; `ComposedFrame.mapping` says what arrived). Repeats are not sent.
@@ -124,6 +134,10 @@ public actor ControllerSession {
             return
         case .linkStats(let stats):
             linkStats = stats
+            return
+        case .relayCredentials(let list):
+            relayCredentials = list
+            await relayCredentialsKeeper?(list)
             return
         case .hello(_, let capabilities, _):
             hostCapabilities = capabilities

@@ -13,12 +13,16 @@ struct HostReacher: Sendable {
     let reach: ControllerReach
     let crypto: any NoiseCrypto
 
+    /// `keepRelayCredentials` is told of credentials a sealed answer brought.
     func connect(to host: KnownHost, purpose: @escaping @Sendable () -> ControllerHandshake.Purpose,
-                 nowUnixMicros: @escaping @Sendable () -> UInt64) async throws(ControllerError) -> ControllerSession {
+                 nowUnixMicros: @escaping @Sendable () -> UInt64,
+                 keepRelayCredentials: @escaping @Sendable ([RelayCredential]) async -> Void = { _ in }) async throws(ControllerError)
+        -> ControllerSession {
         let addresses = host.addresses.compactMap { HostPort(parsing: $0) }
         // The first address is where a session last opened (pairing and every session put it there).
         let confirmed = host.lastSeen == nil ? nil : addresses.first
-        let (brokers, ice) = reach.servers(forHost: host.reachURLs)
+        let (brokers, ice) = reach.servers(forHost: host.reachURLs, credentials: host.relayCredentials,
+                                           nowUnixSeconds: nowUnixMicros() / 1_000_000)
         let tryTCP = reach.preference.triesTCP && !addresses.isEmpty
         let tryRendezvous = reach.canRendezvous && !brokers.isEmpty
         let lan = reach.preference.triesTCP ? reach.lan : nil
@@ -54,7 +58,8 @@ struct HostReacher: Sendable {
                     if tryTCP { await race.tcpHeadStart(reach.tcpHeadStart) }
                     guard await race.stillWanted else { return await race.failed(.rendezvous, ControllerError(.closed, "not needed")) }
                     do {
-                        let stream = try await rendezvous.open(hostKey: host.publicKey, brokers: brokers, ice: ice, nowUnixMicros: nowUnixMicros)
+                        let stream = try await rendezvous.open(hostKey: host.publicKey, brokers: brokers, ice: ice, nowUnixMicros: nowUnixMicros,
+                                                               keepRelayCredentials: keepRelayCredentials)
                         let agent = stream.agent
                         let session = try await dialer.handshake(over: stream.connection, label: stream.path.description, path: stream.path,
                                                                  hostKey: host.publicKey, purpose: purpose()) { await agent.close() }

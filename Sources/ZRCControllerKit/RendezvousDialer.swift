@@ -21,7 +21,8 @@ struct RendezvousDialer: Sendable {
     /// Opens an ICE stream to the host with `hostKey`, through the first broker of `brokers`
     /// that answers. Every failure names the broker, or the candidates ICE tried.
     func open(hostKey: NoisePublicKey, brokers: [ReachURL], ice settings: IceSettings,
-              nowUnixMicros: @Sendable () -> UInt64) async throws(ReachError) -> Stream {
+              nowUnixMicros: @Sendable () -> UInt64,
+              keepRelayCredentials: @Sendable ([RelayCredential]) async -> Void = { _ in }) async throws(ReachError) -> Stream {
         guard let iceMaker = reach.iceMaker, let brokerMaker = reach.brokerMaker else {
             throw ReachError(.misconfigured, "this controller was built without ICE or a rendezvous client")
         }
@@ -53,10 +54,14 @@ struct RendezvousDialer: Sendable {
         let (agent, local) = try await agentResult.get()
         logger.debug("rendezvous: broker \(broker.url) connected and \(local.candidates.count) candidates gathered after \(elapsed())")
         do throws(ReachError) {
-            let answer = try await exchange(offerICE: local, nonce: nonce, hostKey: hostKey, replyToken: replyToken, broker: broker,
-                                            nowUnixMicros: nowUnixMicros)
+            let (answer, relays) = try await exchange(offerICE: local, nonce: nonce, hostKey: hostKey, replyToken: replyToken, broker: broker,
+                                                      nowUnixMicros: nowUnixMicros)
+            if !relays.isEmpty { await keepRelayCredentials(relays) }
             var remote = answer
             if reach.preference == .direct { remote.candidates.removeAll { $0.kind == .relayed } }
+            // Relay only: pairs with the host's private addresses would go through the relay,
+            // which would learn them (CreatePermission, Send); they could not work there anyway.
+            if reach.preference.relayOnly { remote = remote.withoutPrivateCandidates }
             logger.debug("rendezvous: the host answered with \(remote.candidates.count) candidates after \(elapsed())")
             let stream: IceStream
             do {
@@ -93,7 +98,7 @@ struct RendezvousDialer: Sendable {
     }
 
     private func exchange(offerICE: IceDescription, nonce: [UInt8], hostKey: NoisePublicKey, replyToken: [UInt8], broker: any RendezvousBrokerClient,
-                          nowUnixMicros: @Sendable () -> UInt64) async throws(ReachError) -> IceDescription {
+                          nowUnixMicros: @Sendable () -> UInt64) async throws(ReachError) -> (IceDescription, [RelayCredential]) {
         let topics: RendezvousTopics
         do {
             topics = try RendezvousTopics(local: identity, remote: hostKey, localIsHost: false, crypto: crypto)
@@ -146,7 +151,7 @@ struct RendezvousDialer: Sendable {
             throw ReachError(.noAnswer, "the host did not answer through the rendezvous \(broker.url) within \(reach.answerTimeout) (is `zrc-host serve` running there with this rendezvous server?)")
         }
         switch answer.outcome {
-        case .accepted(let ice): return ice
+        case .accepted(let ice, let relays): return (ice, relays)
         case .busy: throw ReachError(.busy, "the host is busy connecting other controllers; try again in a few seconds")
         }
     }

@@ -103,6 +103,8 @@ public struct ZRCController: Sendable {
         }
         try await session.send(.pairRequest(controllerName: controllerName))
         let hostName = try await Self.awaitPairAccepted(session)
+        // Sent before pairAccepted: what a relay-only controller needs for its first offer.
+        let relayCredentials = await session.relayCredentials
         // The trust store keeps whole seconds.
         let pairedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let servers = invite.servers
@@ -115,7 +117,7 @@ public struct ZRCController: Sendable {
                              addresses: stored, pairedAt: pairedAt, lastSeen: pairedAt,
                              rendezvousUrls: servers.filter { $0.scheme == .mqtt }.map(\.text),
                              relayUrls: servers.filter { $0.scheme == .turn }.map(\.text),
-                             stunUrls: servers.filter { $0.scheme == .stun }.map(\.text))
+                             stunUrls: servers.filter { $0.scheme == .stun }.map(\.text), relayCredentials: relayCredentials)
         do {
             try await knownHosts.add(host)
         } catch {
@@ -150,8 +152,13 @@ public struct ZRCController: Sendable {
         }
         let session: ControllerSession
         do {
+            let store = knownHosts
+            let keep: @Sendable ([RelayCredential]) async -> Void = { credentials in
+                try? await store.keepRelayCredentials(named: name, credentials, nowUnixSeconds: WireClock.unixMicros() / 1_000_000)
+            }
             session = try await reacher.connect(to: host, purpose: { .session(requested: viewOnly ? .viewOnly : []) },
-                                                nowUnixMicros: { WireClock.unixMicros() })
+                                                nowUnixMicros: { WireClock.unixMicros() }, keepRelayCredentials: keep)
+            await session.keepRelayCredentials(keep)
         } catch {
             if case .rejected(.hostKeyMismatch) = error.kind {
                 throw ControllerError(error.kind, error.message.replacingOccurrences(of: "NAME", with: name))

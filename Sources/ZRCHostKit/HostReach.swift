@@ -1,3 +1,4 @@
+import Foundation
 public import ZRCNetworking
 public import ZRCProtocol
 
@@ -21,11 +22,16 @@ public struct HostReach: Sendable {
     public var offerNoncesPerController = 512
     public var gatherTimeout: Duration
     public var iceTimeout: Duration
-    /// A stable MQTT client ID for the host (the broker may show it; it reveals nothing).
-    public var clientID: String
+    /// A fresh MQTT client ID for each connection to a broker (random: it reveals nothing, and
+    /// the connection of one day cannot be told from the next one's by it).
+    public var clientID: @Sendable () -> String
+    /// Time-limited credentials for this host's relays, minted for one paired controller (empty
+    /// when no relay has a REST secret: static logins stay on the host). Handed out in sessions,
+    /// pairings and sealed answers, never in invites.
+    public var relayCredentials: @Sendable (_ controller: NoisePublicKey) -> [RelayCredential] = { _ in [] }
 
     public init(rendezvous: [ReachURL], ice: IceSettings, iceMaker: any IceAgentMaker, brokerMaker: any RendezvousBrokerMaker,
-                advertised: [ReachURL], clientID: String, maxNegotiations: Int = 4, gatherTimeout: Duration = .seconds(3),
+                advertised: [ReachURL], clientID: @escaping @Sendable () -> String = HostReach.randomClientID, maxNegotiations: Int = 4, gatherTimeout: Duration = .seconds(3),
                 iceTimeout: Duration = .seconds(15)) {
         self.rendezvous = rendezvous
         self.ice = ice
@@ -36,5 +42,13 @@ public struct HostReach: Sendable {
         self.maxNegotiations = maxNegotiations
         self.gatherTimeout = gatherTimeout
         self.iceTimeout = iceTimeout
+    }
+}
+
+extension HostReach {
+    /// `zrc-h-` and 16 random hex digits (getrandom(2)).
+    @Sendable public static func randomClientID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "zrc-h-" + (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 }

@@ -44,6 +44,10 @@ struct PairingFlow: Sendable {
                 deadline.cancel()
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)
                 logger.notice("paired controller \(controller.name) (\(fingerprint))")
+                // Before pairAccepted, so a relay-only controller has them for its first offer.
+                if let credentials = configuration.reach?.relayCredentials(controllerKey), !credentials.isEmpty {
+                    try? await connection.send(.relayCredentials(credentials))
+                }
                 try? await connection.send(.pairAccepted(hostName: configuration.hostName))
                 await connection.close(reason: .normal, text: "paired")
             } catch {

@@ -38,13 +38,30 @@ actor RendezvousResponder {
         }
     }
 
+    /// How far from midnight the neighbouring day's topics are listened on too: the clock skew
+    /// allowed, and the refresh period on top.
+    private var dayMargin: UInt64 { maxSkewMicros / 1_000_000 + UInt64(Self.topicRefresh.components.seconds) * 2 }
+
+    /// Why serving a broker connection ended.
+    private enum ServeEnd {
+        /// The connection ended (or the task was cancelled): connect again with backoff.
+        case ended
+        /// A new day's connection is due: a fresh client ID, so the broker cannot carry one
+        /// day's session into the next.
+        case rollover
+    }
+
     private func stayConnected(to url: ReachURL) async {
         var delay = Duration.seconds(1)
         var failures = 0
+        var previous: (any RendezvousBrokerClient)?
         while !Task.isCancelled {
             let client: any RendezvousBrokerClient
             do {
-                client = try await reach.brokerMaker.connect(to: url, clientID: reach.clientID, persistent: true, timeout: .seconds(5))
+                client = try await reach.brokerMaker.connect(to: url, clientID: reach.clientID(), persistent: true, timeout: .seconds(5))
+                // Make before break: the old day's connection goes once the new one is up.
+                await previous?.close()
+                previous = nil
             } catch {
                 failures += 1
                 // Said once per outage, not on every retry.
@@ -56,13 +73,25 @@ actor RendezvousResponder {
             logger.info("rendezvous: listening for controllers at \(url)\(failures > 0 ? " (reachable again)" : "")")
             failures = 0
             delay = .seconds(1)
-            await serve(client)
-            await client.close()
+            switch await serve(client, rolloverAt: nextRollover()) {
+            case .ended: await client.close()
+            case .rollover: previous = client
+            }
         }
+        await previous?.close()
     }
 
-    /// Handles one persistent client's events until it ends or the task is cancelled.
-    private func serve(_ client: any RendezvousBrokerClient) async {
+    /// When this connection gives way to a fresh one: after the next midnight's window of two
+    /// days' topics has passed, plus up to 10 minutes at random (so the moment says nothing).
+    private func nextRollover() -> UInt64 {
+        let now = server.configuration.unixSeconds
+        let midnight = (now / RendezvousTopics.secondsPerDay + 1) * RendezvousTopics.secondsPerDay
+        return midnight + dayMargin + UInt64.random(in: 0...600)
+    }
+
+    /// Handles one persistent client's events until it ends, the task is cancelled, or at
+    /// `rolloverAt` (Unix seconds) a fresh connection is due.
+    private func serve(_ client: any RendezvousBrokerClient, rolloverAt: UInt64) async -> ServeEnd {
         // Topics change with the day and with pairings: refresh on each change, and each minute.
         let changes = await server.watchControllers()
         let refresher = Task {
@@ -79,24 +108,40 @@ actor RendezvousResponder {
             }
         }
         defer { refresher.cancel() }
-        var first = true
-        await withTaskCancellationHandler {
-            for await event in client.events {
-                switch event {
-                case .connected:
-                    // The first is the connection `stayConnected` already announced.
-                    if !first { logger.info("rendezvous: connected to \(client.url) again") }
-                    first = false
-                case .disconnected(let reason): logger.warning("rendezvous: lost \(client.url) (\(reason)); reconnecting with backoff")
-                case .message(let message): handle(message, from: client)
-                }
+        let now = server.configuration.unixSeconds
+        // Whichever ends first: the connection (its events end, also when this task is
+        // cancelled), or the day's rollover. The caller closes the client.
+        return await withTaskGroup(of: ServeEnd.self) { group in
+            group.addTask {
+                await self.handleEvents(of: client)
+                return .ended
             }
-        } onCancel: {
-            Task { await client.close() }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(Int64(rolloverAt > now ? rolloverAt - now : 0)))
+                return Task.isCancelled ? .ended : .rollover
+            }
+            let first = await group.next() ?? .ended
+            group.cancelAll()
+            return first
         }
     }
 
-    /// Subscribes to yesterday's, today's and tomorrow's inbox of every paired controller.
+    private func handleEvents(of client: any RendezvousBrokerClient) async {
+        var first = true
+        for await event in client.events {
+            switch event {
+            case .connected:
+                // The first is the connection `stayConnected` already announced.
+                if !first { logger.info("rendezvous: connected to \(client.url) again") }
+                first = false
+            case .disconnected(let reason): logger.warning("rendezvous: lost \(client.url) (\(reason)); reconnecting with backoff")
+            case .message(let message): handle(message, from: client)
+            }
+        }
+    }
+
+    /// Subscribes to today's inbox of every paired controller, and near midnight to the
+    /// neighbouring day's too (`RendezvousTopics.hostInboxTopics`).
     private func refreshTopics(_ client: any RendezvousBrokerClient) async {
         let controllers = (try? await server.controllers.all()) ?? []
         let now = server.configuration.unixSeconds
@@ -104,7 +149,7 @@ actor RendezvousResponder {
         for controller in controllers {
             guard let topics = try? RendezvousTopics(local: server.identity, remote: controller.publicKey, localIsHost: true, crypto: server.crypto)
             else { continue }
-            for topic in topics.hostInboxTopics(unixSeconds: now) { owners[topic] = controller.publicKey }
+            for topic in topics.hostInboxTopics(unixSeconds: now, margin: dayMargin) { owners[topic] = controller.publicKey }
         }
         self.owners = owners
         // Caches of controllers no longer paired go with them.
@@ -172,8 +217,10 @@ actor RendezvousResponder {
         }
         do throws(ReachError) {
             let local = try await agent.localDescription(timeout: reach.gatherTimeout)
-            try await answer(.accepted(local), to: offer, controller: controller, client: client)
-            let stream = try await agent.connect(to: offer.ice, timeout: reach.iceTimeout)
+            try await answer(.accepted(local, relays: reach.relayCredentials(controller)), to: offer, controller: controller, client: client)
+            // A relay-only host never asks its relay to reach the controller's private addresses.
+            let remote = settings.relayOnly ? offer.ice.withoutPrivateCandidates : offer.ice
+            let stream = try await agent.connect(to: remote, timeout: reach.iceTimeout)
             let connection: TCPEndpoint.Connection
             do {
                 connection = try await TCPEndpoint.adopt(socket: stream.socket)

@@ -103,6 +103,10 @@ struct SessionFlow: Sendable {
         }
         logger.notice("session started (\(agent))")
         await server.sourceAuthenticated(source)
+        // A day's credentials for the host's relays, renewed at every session.
+        if let credentials = server.configuration.reach?.relayCredentials(controllerKey), !credentials.isEmpty {
+            try? await connection.send(.relayCredentials(credentials))
+        }
         do {
             try await server.controllers.markSeen(publicKey: controllerKey, at: Date())
         } catch {
@@ -188,7 +192,8 @@ struct SessionFlow: Sendable {
             }
         case .pong, .stats, .error:
             break
-        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats:
+        case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats,
+             .relayCredentials:
             await notify(.unsupported, "this host does not handle \(message.type) messages")
         }
 

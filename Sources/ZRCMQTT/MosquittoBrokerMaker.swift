@@ -4,8 +4,16 @@ import Synchronization
 public import ZRCNetworking
 public import ZRCProtocol
 
-/// Rendezvous brokers over MQTT 3.1.1 with libmosquitto: its own network thread, automatic
+/// Rendezvous brokers over MQTT 5 with libmosquitto: its own network thread, automatic
 /// reconnects with exponential backoff (1 s … 30 s) for persistent clients.
+///
+/// - `mqtts://` runs over TLS 1.2 or newer; the broker's certificate must chain to the system's
+///   CAs, or only to the URL's `ca=` file, and name the broker's host: anyone else on the path can
+///   neither read nor play the broker.
+/// - CONNECT announces a Maximum Packet Size of `maximumPacketSize`: an honest broker then never
+///   sends a larger packet (libmosquitto would otherwise allocate whatever length a broker
+///   announces, up to 256 MiB, before this code sees the message).
+/// - A login over plain `mqtt://` is refused unless the broker is on this machine.
 public struct MosquittoBrokerMaker: RendezvousBrokerMaker {
     public init() {}
 
@@ -21,6 +29,10 @@ public struct MosquittoBrokerMaker: RendezvousBrokerMaker {
         return client
     }
 }
+
+/// The largest MQTT packet a broker may send this client: a sealed rendezvous message (4 KiB)
+/// with its topic and headers, and room to spare.
+let maximumPacketSize: Int32 = 8192
 
 private let libraryReady: Bool = {
     mosquitto_lib_init()
@@ -45,15 +57,33 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
         var closed = false
         /// The first CONNACK (or the first failure) resumes `start`.
         var starting: CheckedContinuation<Void, any Error>?
+        /// A failure that came before `start` began waiting (a connect that failed at once).
+        var startFailure: String?
         /// Acknowledgements awaited, by message ID.
         var acks: [Int32: CheckedContinuation<Void, any Error>] = [:]
         /// Acknowledgements that came before their waiter was stored (bounded: re-subscriptions
         /// on reconnect are acknowledged too, and nobody waits for those).
         var earlyAcks: Set<Int32> = []
+        /// The connecting thread has returned (close waits for it before destroying the handle).
+        var connectThreadRunning = false
+        var connectThreadDone: [CheckedContinuation<Void, Never>] = []
+        /// libmosquitto's last error-level log line (OpenSSL's reason for a refused certificate).
+        var lastLibraryError: String?
+        /// Messages over the rendezvous limit that reached the client anyway (a broker that
+        /// ignored the Maximum Packet Size, or a limit between the two sizes), dropped.
+        var oversized = 0
     }
+
+    /// Oversized messages dropped so far (see `State.oversized`).
+    var oversizedMessages: Int { state.withLock { $0.oversized } }
 
     init(url: ReachURL, clientID: String, persistent: Bool) throws(ReachError) {
         _ = libraryReady
+        do {
+            _ = try url.requiringProtectedLogin()
+        } catch {
+            throw ReachError(.misconfigured, error.message)
+        }
         guard let pointer = mosquitto_new(clientID, true, nil) else {
             throw ReachError(.brokerUnavailable, "cannot create an MQTT client for \(url)")
         }
@@ -64,9 +94,27 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
         let context = Unmanaged.passRetained(self)
         selfReference.withLock { $0 = context }
         mosquitto_user_data_set(pointer, context.toOpaque())
-        mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
         mosquitto_reconnect_delay_set(pointer, 1, 30, true)
+        if url.tls {
+            // The CA file alone when given, else the system's store; the host name is checked
+            // (libmosquitto verifies it unless told it is insecure, which ZRC never does).
+            let code: Int32
+            if let caFile = url.caFile {
+                code = mosquitto_tls_set(pointer, caFile, nil, nil, nil, nil)
+            } else {
+                code = mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+            }
+            guard code == MOSQ_ERR_SUCCESS.rawValue,
+                  mosquitto_tls_opts_set(pointer, 1, "tlsv1.2", nil) == MOSQ_ERR_SUCCESS.rawValue,
+                  mosquitto_tls_insecure_set(pointer, false) == MOSQ_ERR_SUCCESS.rawValue else {
+                mosquitto_destroy(pointer)
+                let what = url.caFile.map { "the CA file \($0)" } ?? "the system's CA certificates"
+                throw ReachError(.misconfigured, "cannot set up TLS for \(url) with \(what) (\(Self.describe(code)))")
+            }
+        }
         if case .password(let user, let password) = url.credentials { mosquitto_username_pw_set(pointer, user, password) }
+        mosquitto_log_callback_set(pointer, onLog)
         mosquitto_connect_callback_set(pointer, onConnect)
         mosquitto_disconnect_callback_set(pointer, onDisconnect)
         mosquitto_message_callback_set(pointer, onMessage)
@@ -74,13 +122,31 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
         mosquitto_publish_callback_set(pointer, onAcknowledged)
     }
 
-    /// Starts the network thread and waits for the broker to accept the connection.
+    /// Connects (TCP, TLS, MQTT CONNECT with the Maximum Packet Size) on a thread of its own,
+    /// starts the network thread, and waits for the broker to accept the connection.
     func start(timeout: Duration) async throws(ReachError) {
-        let code = mosquitto_connect_async(handle.pointer, url.host, Int32(url.port), 30)
-        guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_ERRNO.rawValue && persistent else {
-            throw ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): \(Self.describe(code))")
+        // libmosquitto has no asynchronous connect that takes MQTT 5 properties, so the blocking
+        // one runs off Swift's pool; it keeps the properties for its own reconnects.
+        let pointer = handle
+        let host = url.host, port = Int32(url.port)
+        state.withLock { $0.connectThreadRunning = true }
+        Thread.detachNewThread { [self] in
+            var properties: OpaquePointer?
+            mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), UInt32(maximumPacketSize))
+            let code = mosquitto_connect_bind_v5(pointer.pointer, host, port, 30, nil, properties)
+            mosquitto_property_free_all(&properties)
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                mosquitto_loop_start(pointer.pointer)
+            } else {
+                failStart(connectFailure(code))
+            }
+            let waiting = state.withLock { state in
+                state.connectThreadRunning = false
+                defer { state.connectThreadDone = [] }
+                return state.connectThreadDone
+            }
+            waiting.forEach { $0.resume() }
         }
-        mosquitto_loop_start(handle.pointer)
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             self?.failStart("no answer within \(timeout)")
@@ -88,12 +154,19 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
         defer { timer.cancel() }
         do {
             try await withCheckedThrowingContinuation { continuation in
-                let alreadyConnected = state.withLock { state in
-                    if state.connected { return true }
+                enum Now { case wait, connected, failed(String) }
+                let now = state.withLock { state -> Now in
+                    if state.connected { return .connected }
+                    if let failure = state.startFailure { return .failed(failure) }
                     state.starting = continuation
-                    return false
+                    return .wait
                 }
-                if alreadyConnected { continuation.resume() }
+                switch now {
+                case .wait: break
+                case .connected: continuation.resume()
+                case .failed(let why):
+                    continuation.resume(throwing: ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): \(why)"))
+                }
             }
         } catch let error as ReachError {
             throw error
@@ -138,6 +211,14 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
         starting?.resume(throwing: closedError)
         acks.forEach { $0.resume(throwing: closedError) }
         guard let context = selfReference.withLock({ reference in defer { reference = nil }; return reference }) else { return }
+        // A connect still under way finishes first (it cannot be interrupted).
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let running = state.withLock { state in
+                if state.connectThreadRunning { state.connectThreadDone.append(done) }
+                return state.connectThreadRunning
+            }
+            if !running { done.resume() }
+        }
         mosquitto_disconnect(handle.pointer)
         // Joins the network thread: no callback runs after this.
         let pointer = handle
@@ -195,15 +276,38 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
     }
 
     private func failStart(_ why: String) {
-        state.withLock { state in defer { state.starting = nil }; return state.starting }?
-            .resume(throwing: ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): \(why)"))
+        state.withLock { state in
+            defer { state.starting = nil }
+            if state.starting == nil, !state.connected, state.startFailure == nil { state.startFailure = why }
+            return state.starting
+        }?.resume(throwing: ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): \(why)"))
     }
 
     // MARK: Callbacks (libmosquitto's network thread)
 
+    /// What a failed connect says, naming TLS's reason when there is one.
+    private func connectFailure(_ code: Int32) -> String {
+        if code == MOSQ_ERR_TLS.rawValue {
+            let detail = state.withLock { $0.lastLibraryError } ?? "no detail"
+            return "TLS failed: the broker's certificate was not accepted (\(url.caFile.map { "not signed by \($0)" } ?? "not signed by a CA this system trusts") "
+                + "or not issued for \(url.host)): \(detail)"
+        }
+        return Self.describe(code)
+    }
+
+    fileprivate func logged(level: Int32, _ text: String) {
+        guard level == MOSQ_LOG_ERR else { return }
+        state.withLock { $0.lastLibraryError = String(text.prefix(300)) }
+        // The TLS handshake runs in the network thread: a refused certificate shows only here
+        // (libmosquitto then retries quietly), so a start waiting for it fails now.
+        if text.contains("OpenSSL Error") { failStart(connectFailure(MOSQ_ERR_TLS.rawValue)) }
+    }
+
+    fileprivate func droppedOversized() { state.withLock { $0.oversized += 1 } }
+
     fileprivate func connected(code: Int32) {
         guard code == 0 else {
-            let why = String(cString: mosquitto_connack_string(code))
+            let why = String(cString: mosquitto_reason_string(code))
             failStart("it refused the connection (\(why))")
             continuation.yield(.disconnected(reason: "refused: \(why)"))
             return
@@ -286,7 +390,15 @@ private let onMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?,
     guard let client = client(context), let message = message?.pointee, let topic = message.topic else { return }
     // Sizes are checked before the copy: a broker (or anyone publishing to the topic) could send
     // megabytes; a rendezvous message is never over 4 KiB.
-    guard message.payloadlen >= 0, Int(message.payloadlen) <= RendezvousSeal.maxSealedBytes else { return }
+    guard message.payloadlen >= 0, Int(message.payloadlen) <= RendezvousSeal.maxSealedBytes else {
+        client.droppedOversized()
+        return
+    }
     let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
     client.received(topic: String(cString: topic), payload: payload)
+}
+
+private let onLog: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = { _, context, level, text in
+    guard let text else { return }
+    client(context)?.logged(level: level, String(cString: text))
 }

@@ -16,9 +16,13 @@ public struct KnownHost: Codable, Sendable, Equatable {
     public var rendezvousUrls: [String]
     public var relayUrls: [String]
     public var stunUrls: [String]
+    /// Time-limited credentials for the host's relays, from the host (a session, the pairing, a
+    /// sealed answer): this controller's own allocations use them in its next offers.
+    public var relayCredentials: [RelayCredential]
 
     public init(name: String, hostName: String, publicKey: NoisePublicKey, addresses: [String], pairedAt: Date, lastSeen: Date? = nil,
-                rendezvousUrls: [String] = [], relayUrls: [String] = [], stunUrls: [String] = []) {
+                rendezvousUrls: [String] = [], relayUrls: [String] = [], stunUrls: [String] = [], relayCredentials: [RelayCredential] = []) {
+        self.relayCredentials = relayCredentials
         self.name = name
         self.hostName = hostName
         self.publicKey = publicKey
@@ -36,7 +40,15 @@ public struct KnownHost: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, hostName, publicKey, addresses, pairedAt, lastSeen, rendezvousUrls, relayUrls, stunUrls
+        case name, hostName, publicKey, addresses, pairedAt, lastSeen, rendezvousUrls, relayUrls, stunUrls, relayCredentials
+    }
+
+    /// One entry of `relayCredentials` in the file.
+    struct StoredRelayCredential: Codable {
+        var relay: String
+        var username: String
+        var password: String
+        var expiresAt: String
     }
 
     public init(from decoder: any Decoder) throws {
@@ -65,8 +77,23 @@ public struct KnownHost: Codable, Sendable, Equatable {
         pairedAt = try container.decodeDate(forKey: .pairedAt)
         lastSeen = try container.decodeDateIfPresent(forKey: .lastSeen)
         rendezvousUrls = try container.decodeReachURLs(forKey: .rendezvousUrls, scheme: .mqtt)
-        relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn)
+        relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn, relayCredentialsRequired: false)
         stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
+        let stored = try container.decodeIfPresent([StoredRelayCredential].self, forKey: .relayCredentials) ?? []
+        guard stored.count <= RelayCredential.maximumCount else {
+            throw DecodingError.dataCorruptedError(forKey: .relayCredentials, in: container,
+                                                   debugDescription: "at most \(RelayCredential.maximumCount) entries")
+        }
+        relayCredentials = try stored.enumerated().map { index, entry in
+            guard let expiry = InternetDateTime.parse(entry.expiresAt), HostPort(parsing: entry.relay, defaultPort: 3478) != nil,
+                  !entry.username.isEmpty, entry.username.utf8.count <= 255, !entry.password.isEmpty, entry.password.utf8.count <= 255 else {
+                throw DecodingError.dataCorruptedError(forKey: .relayCredentials, in: container,
+                                                       debugDescription: "entry \(index): expected relay host:port, username and password "
+                                                           + "of 1…255 bytes, expiresAt as an RFC 3339 date")
+            }
+            return RelayCredential(relay: entry.relay, username: entry.username, password: entry.password,
+                                   expiresAt: UInt64(max(0, expiry.timeIntervalSince1970)))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -80,6 +107,12 @@ public struct KnownHost: Codable, Sendable, Equatable {
         if !rendezvousUrls.isEmpty { try container.encode(rendezvousUrls, forKey: .rendezvousUrls) }
         if !relayUrls.isEmpty { try container.encode(relayUrls, forKey: .relayUrls) }
         if !stunUrls.isEmpty { try container.encode(stunUrls, forKey: .stunUrls) }
+        if !relayCredentials.isEmpty {
+            try container.encode(relayCredentials.map {
+                StoredRelayCredential(relay: $0.relay, username: $0.username, password: $0.password,
+                                      expiresAt: InternetDateTime.format(Date(timeIntervalSince1970: TimeInterval($0.expiresAt))))
+            }, forKey: .relayCredentials)
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 public import Foundation
-import ZRCProtocol
+public import ZRCProtocol
 
 /// The controller's list of paired hosts and their pinned keys.
 public actor KnownHostsStore {
@@ -55,6 +55,17 @@ public actor KnownHostsStore {
                 addresses.insert(workingAddress, at: 0)
                 document.hosts[index].addresses = Array(addresses.prefix(WireLimits.maxInviteAddresses))
             }
+        }
+    }
+
+    /// Keeps the host's newest relay credentials: a relay's new ones replace its old, and
+    /// expired ones go.
+    public func keepRelayCredentials(named name: String, _ credentials: [RelayCredential], nowUnixSeconds: UInt64) throws(StorageError) {
+        try update { (document) throws(StorageError) in
+            guard let index = document.hosts.firstIndex(where: { $0.name == name }) else { return }
+            let fresh = Set(credentials.map(\.relay))
+            let kept = document.hosts[index].relayCredentials.filter { !fresh.contains($0.relay) && $0.isUsable(atUnixSeconds: nowUnixSeconds, margin: 0) }
+            document.hosts[index].relayCredentials = Array((credentials + kept).prefix(RelayCredential.maximumCount))
         }
     }
 

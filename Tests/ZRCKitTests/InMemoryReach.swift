@@ -80,8 +80,15 @@ final class SocketPairIce: IceAgentMaker, Sendable {
     func makeAgent(controlling: Bool, settings: IceSettings) async throws(ReachError) -> any IceAgent {
         made.add(1, ordering: .relaxed)
         settingsSeen.withLock { $0.append((controlling, settings)) }
-        return SocketPairAgent(switchboard: self, ufrag: String(UUID().uuidString.prefix(8)).filter(\.isLetter).padding(toLength: 8, withPad: "a", startingAt: 0))
+        return SocketPairAgent(switchboard: self, controlling: controlling, ufrag: String(UUID().uuidString.prefix(8)).filter(\.isLetter).padding(toLength: 8, withPad: "a", startingAt: 0))
     }
+
+    private let connects = Mutex<[(controlling: Bool, remote: IceDescription)]>([])
+
+    /// The peer descriptions agents were asked to connect to, in order.
+    var connectsSeen: [(controlling: Bool, remote: IceDescription)] { connects.withLock { $0 } }
+
+    func noteConnect(controlling: Bool, remote: IceDescription) { connects.withLock { $0.append((controlling, remote)) } }
 
     /// The first of a pair waits (up to `timeout`); the second makes the socket pair.
     func meet(_ local: String, _ remote: String, timeout: Duration) async -> Int32? {
@@ -109,6 +116,7 @@ final class SocketPairIce: IceAgentMaker, Sendable {
 
 struct SocketPairAgent: IceAgent {
     let switchboard: SocketPairIce
+    let controlling: Bool
     let ufrag: String
 
     func localDescription(timeout: Duration) async throws(ReachError) -> IceDescription {
@@ -117,6 +125,7 @@ struct SocketPairAgent: IceAgent {
     }
 
     func connect(to remote: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
+        switchboard.noteConnect(controlling: controlling, remote: remote)
         guard let socket = await switchboard.meet(ufrag, remote.usernameFragment, timeout: timeout) else {
             throw ReachError(.iceFailed, "ICE found no working path (no peer)")
         }

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCHostKit
+import ZRCIce
 import ZRCNetworking
 import ZRCProtocol
 
@@ -17,12 +19,15 @@ import ZRCProtocol
         let hostIce: SocketPairIce
         let controllerIce: SocketPairIce
 
-        init(maxNegotiations: Int = 4) throws {
+        /// `relays`: the host's relays, as host.json gives them (with credentials or a REST secret).
+        init(maxNegotiations: Int = 4, relays: [ReachURL] = []) throws {
             broker = InMemoryBroker()
             hostIce = SocketPairIce()
             controllerIce = hostIce
-            let reach = HostReach(rendezvous: [RendezvousFlowTests.brokerURL], ice: IceSettings(), iceMaker: hostIce, brokerMaker: broker,
-                                  advertised: [RendezvousFlowTests.brokerURL], clientID: "host", maxNegotiations: maxNegotiations)
+            var reach = HostReach(rendezvous: [RendezvousFlowTests.brokerURL], ice: IceSettings(relays: relays), iceMaker: hostIce,
+                                  brokerMaker: broker, advertised: ReachWiring.advertised([RendezvousFlowTests.brokerURL], relays, []),
+                                  clientID: { "host" }, maxNegotiations: maxNegotiations)
+            reach.relayCredentials = ReachWiring.relayCredentialMinter(relays)
             harness = try HostHarness(reach: reach)
         }
 
@@ -33,8 +38,10 @@ import ZRCProtocol
 
         /// Pairs over TCP (the invite names the broker). The host subscribes to the new pairing's
         /// topics a moment later; an offer made before that is repeated until answered.
-        func pair(_ controller: ZRCController) async throws {
-            let host = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        func pair(_ controller: ZRCController, invite: String? = nil) async throws {
+            let inviteText: String
+            if let invite { inviteText = invite } else { inviteText = try await harness.invite() }
+            let host = try await controller.pair(inviteText: inviteText, name: "desk")
             #expect(host.rendezvousUrls == [RendezvousFlowTests.brokerURL.text])
         }
     }
@@ -163,5 +170,68 @@ import ZRCProtocol
             #expect(rig.harness.log.contains("too many offers inside the clock window"), "the flooder's own cache filled")
             #expect(rig.harness.log.contains("for this controller"), "the flooder was held to its share")
         }
+    }
+
+    /// Invites name the host's relays without credentials (a static login or a REST secret
+    /// stays on the host); a paired controller gets a day's credentials for a REST relay in its
+    /// pairing, in every session and in each sealed answer, keeps them, and its next offer's
+    /// agent allocates with them.
+    @Test func relayCredentialsAreTimeLimitedAndNeverInInvites() async throws {
+        let secret = "s3cret-value"
+        let rest = try ReachURL(parsing: "turn:198.51.100.7:3478?secret=\(secret)", expecting: [.turn])
+        let login = try ReachURL(parsing: "turn://zrc:static-password@198.51.100.8:3478", expecting: [.turn])
+        let rig = try Rig(relays: [rest, login])
+        _ = try await rig.harness.start()
+        try await rig.harness.stoppingAfter {
+            let inviteText = try await rig.harness.invite()
+            let invite = try Invite(parsing: inviteText)
+            #expect(invite.servers.filter { $0.scheme == .turn }.map(\.text) == ["turn://198.51.100.7:3478", "turn://198.51.100.8:3478"])
+            #expect(invite.servers.allSatisfy { $0.credentials == .none }, "no credential in the invite: \(invite.servers.map(\.text))")
+
+            let (controller, identity) = rig.harness.controller(reach: ControllerReach(
+                preference: .mesh, iceMaker: rig.controllerIce, brokerMaker: rig.broker, tcpHeadStart: .milliseconds(250),
+                answerTimeout: .seconds(20)))
+            try await rig.pair(controller, invite: inviteText)
+            let now = UInt64(Date().timeIntervalSince1970)
+            let paired = try await controller.knownHosts.host(named: "desk")
+            let credential = try #require(paired.relayCredentials.first, "the pairing brought credentials")
+            #expect(paired.relayCredentials.count == 1, "only the REST relay's: a static login is never handed out")
+            #expect(credential.relay == "198.51.100.7:3478")
+            #expect(credential.username.hasSuffix(":zrc-" + Hex.encode(Array(identity.publicKey.bytes.prefix(6)))))
+            #expect(credential.expiresAt > now + 23 * 3600 && credential.expiresAt <= now + 24 * 3600 + 60, "valid for a day")
+            #expect(credential.password == TurnRESTCredentials.password(secret: secret, username: credential.username))
+
+            let session = try await controller.connect(to: "desk")
+            _ = try await session.ping(timeout: .seconds(60))
+            await session.close()
+            let offered = try #require(rig.hostIce.agentSettings.last { $0.controlling }?.settings)
+            #expect(offered.relays.map(\.endpoint) == ["198.51.100.7:3478"], "the relay this controller has credentials for")
+            #expect(offered.relays.first?.credentials == .password(user: credential.username, password: credential.password))
+            #expect(try await controller.knownHosts.host(named: "desk").relayCredentials.count == 1, "renewed, not piled up")
+        }
+    }
+
+    /// A relay-only controller never pairs with the host's private addresses (its relay would be
+    /// asked to reach them, and learn them); a controller that allows direct paths does.
+    @Test(arguments: [TransportPreference.relay, .mesh])
+    func aRelayOnlyControllerDropsTheHostsPrivateCandidates(_ preference: TransportPreference) async throws {
+        let rig = try Rig()
+        _ = try await rig.harness.start()
+        try await rig.harness.stoppingAfter {
+            let controller = rig.controller(preference)
+            try await rig.pair(controller)
+            let session = try await controller.connect(to: "desk")
+            await session.close()
+            let remote = try #require(rig.hostIce.connectsSeen.last { $0.controlling }?.remote)
+            // The host's one candidate is 10.0.0.1 (SocketPairAgent): private.
+            #expect(remote.candidates.isEmpty == (preference == .relay), "\(preference): \(remote.candidates)")
+        }
+    }
+
+    @Test(arguments: [("10.1.2.3", true), ("172.16.0.1", true), ("172.32.0.1", false), ("192.168.1.1", true), ("169.254.3.4", true),
+                      ("100.64.0.1", false), ("198.51.100.7", false), ("fd00::1", true), ("fe80::1", true), ("2001:db8::1", false),
+                      ("::1", true), ("::ffff:10.0.0.1", true)])
+    func privateAddresses(_ address: String, isPrivate: Bool) {
+        #expect(IceCandidate.isPrivate(address) == isPrivate, "\(address)")
     }
 }

@@ -17,7 +17,9 @@ import Testing
     static let cases: [(name: String, bytes: [UInt8], kind: WireError.Kind)] = [
         ("empty message", [], .truncated),
         ("unknown type 0x00", [0x00], .unknownMessageType),
-        ("unknown type 0x06", [0x06, 0, 0], .unknownMessageType),
+        ("unknown type 0x07", [0x07, 0, 0], .unknownMessageType),
+        ("relay credentials: five relays", [0x06, 5], .invalidValue),
+        ("relay credentials: empty password", [0x06, 1, 3] + Array("a:1".utf8) + [1, 0x75, 0] + [UInt8](repeating: 0, count: 8), .invalidValue),
         ("unknown type 0xFF", [0xFF], .unknownMessageType),
         ("rect past right edge", frame([0, 99, 0, 0, 0, 2, 0, 1] + solid), .invalidValue),
         ("rect past bottom edge", frame([0, 0, 0, 49, 0, 1, 0, 2] + solid), .invalidValue),

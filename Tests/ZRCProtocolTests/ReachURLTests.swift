@@ -33,7 +33,7 @@ import Testing
 
     @Test(arguments: [
         ("http://example.com", "is not a"),
-        ("turn:turn.example", "needs credentials"),
+        ("mqtts://host?ca=relative/ca.pem", "unknown option"),
         ("stun://u:p@stun.example", "no credentials"),
         ("mqtt://", "expected host[:port]"),
         ("mqtt://host:99999", "expected host[:port]"),
@@ -73,5 +73,31 @@ import Testing
     ])
     func pathsAreNamed(path: TransportPath, name: String) {
         #expect(path.description == name)
+    }
+
+    /// A relay in a configuration file needs its credentials; an invite names relays without.
+    @Test func aConfiguredRelayNeedsCredentials() throws {
+        let bare = try ReachURL(parsing: "turn:turn.example", expecting: [.turn])
+        #expect(bare.credentials == .none)
+        let error = #expect(throws: WireError.self) { try bare.requiringRelayCredentials() }
+        #expect(error?.message.contains("needs credentials") == true)
+        #expect(throws: Never.self) { try ReachURL(parsing: "turn:turn.example?secret=s", expecting: [.turn]).requiringRelayCredentials() }
+    }
+
+    @Test func mqttsIsMQTTOverTLSWithItsOwnPortAndCA() throws {
+        let url = try ReachURL(parsing: "mqtts://zrc:pw@broker.example?ca=/etc/zrc/ca%20file.pem", expecting: [.mqtt])
+        #expect(url.tls && url.port == 8883 && url.caFile == "/etc/zrc/ca file.pem")
+        #expect(url.withoutCredentials.text == "mqtts://broker.example:8883", "an invite names neither the login nor the local CA file")
+        #expect(try ReachURL(parsing: "mqtt://broker.example", expecting: [.mqtt]).port == 1883)
+    }
+
+    /// Time-limited credentials from the host go into the relay's URL, colons in the username
+    /// included (coturn's `expiry:label`).
+    @Test func aRelayTakesTheHostsCredentials() throws {
+        let relay = try ReachURL(parsing: "turn://198.51.100.7:3478?transport=tcp", expecting: [.turn])
+        let withCredentials = try #require(relay.with(RelayCredential(relay: "198.51.100.7:3478", username: "1764374400:zrc-ab",
+                                                                      password: "a+b/c=", expiresAt: 1_764_374_400)))
+        #expect(withCredentials.credentials == .password(user: "1764374400:zrc-ab", password: "a+b/c="))
+        #expect(withCredentials.overTCP && withCredentials.endpoint == "198.51.100.7:3478")
     }
 }

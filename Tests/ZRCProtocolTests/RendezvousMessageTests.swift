@@ -16,13 +16,16 @@ import ZRCTestSupport
 
     static let messages = Generator<RendezvousMessage, Shrink.None<RendezvousMessage>> { rng in
         let nonce = RandomValues.bytes(16, &rng)
-        switch Int.random(in: 0..<3, using: &rng) {
+        switch Int.random(in: 0..<4, using: &rng) {
         case 0:
             return .offer(.init(timestampMicros: UInt64.random(in: 0...UInt64.max, using: &rng), nonce: nonce,
                                 replyToken: RandomValues.bytes(16, &rng), flags: Bool.random(using: &rng) ? .noRelay : [],
                                 ice: description(&rng)))
         case 1:
             return .answer(.init(timestampMicros: 1, nonce: nonce, outcome: .accepted(description(&rng))))
+        case 2:
+            let relays = RandomValues.relayCredentials(&rng, count: Int.random(in: 1...RelayCredential.maximumCount, using: &rng))
+            return .answer(.init(timestampMicros: 3, nonce: nonce, outcome: .accepted(description(&rng), relays: relays)))
         default:
             return .answer(.init(timestampMicros: 2, nonce: nonce, outcome: .busy))
         }

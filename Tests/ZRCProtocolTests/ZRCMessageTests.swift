@@ -55,6 +55,9 @@ import ZRCTestSupport
          [0x11] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, 4]
             + [0, 0, 0x02, 0x80, 0, 0, 0x01, 0xE0, 0, 0, 2] + [0, 0, 0, 0, 0x02, 0x80, 0x01, 0xDF, 5, 0, 0, 0, 1]
             + [0, 0, 0x01, 0xDF, 0x02, 0x80, 0, 1, 4, 0, 0, 0, 2, 0xAA, 0xBB]),
+        // wire-protocol.md §6's example of relayCredentials.
+        (.relayCredentials([RelayCredential(relay: "198.51.100.7:3478", username: "1:zrc", password: "p", expiresAt: 1)]),
+         [0x06, 0x01, 0x11] + Array("198.51.100.7:3478".utf8) + [0x05] + Array("1:zrc".utf8) + [0x01, 0x70, 0, 0, 0, 0, 0, 0, 0, 1]),
     ]
 
     @Test(arguments: golden)

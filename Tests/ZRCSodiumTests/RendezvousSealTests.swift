@@ -72,7 +72,19 @@ import ZRCSodium
         #expect(strangerSide.inboxTopic(day: day) != controllerSide.inboxTopic(day: day))
         #expect(hostSide.inboxTopic(day: day).hasPrefix("zrc/v1/in/"))
         #expect(hostSide.inboxTopic(day: day).count == "zrc/v1/in/".count + 32)
-        let around = hostSide.hostInboxTopics(unixSeconds: UInt64(day) * 86_400 + 10)
-        #expect(around == [day - 1, day, day + 1].map(hostSide.inboxTopic(day:)))
+        // Just after midnight: yesterday's topic too (a controller whose clock is behind).
+        let justAfter = hostSide.hostInboxTopics(unixSeconds: UInt64(day) * 86_400 + 10, margin: 240)
+        #expect(justAfter == [day - 1, day].map(hostSide.inboxTopic(day:)))
+    }
+
+    /// Outside a window around midnight the host listens on one day's topic alone, so a broker
+    /// cannot link a pairing's topics of two days by seeing them subscribed together.
+    static let midnightCases: [(UInt64, [UInt32])] = [(12 * 3600, [0]), (10, [UInt32.max, 0]), (86_400 - 10, [0, 1]), (86_400 - 241, [0]), (241, [0])]
+
+    @Test(arguments: midnightCases)
+    func theNeighbouringDayOnlyNearMidnight(secondsIntoDay: UInt64, days offsets: [UInt32]) {
+        let day: UInt64 = 20_780
+        let expected = offsets.map { UInt32(day) &+ $0 }.sorted()
+        #expect(RendezvousTopics.days(around: day * 86_400 + secondsIntoDay, margin: 240) == expected, "\(secondsIntoDay)")
     }
 }

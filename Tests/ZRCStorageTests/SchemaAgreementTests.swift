@@ -44,7 +44,16 @@ import ZRCStorage
         ("host-config", #"{"transportPreference":"fastest"}"#, false),
         ("host-config", #"{"relayUrls":["stun:s.example"]}"#, false),
         ("controller-config", #"{"controllerName":"me@box"}"#, true),
-        ("controller-config", #"{"rendezvousUrls":["mqtt://u:p@b.example:1883"],"transportPreference":"relay"}"#, true),
+        ("controller-config", #"{"rendezvousUrls":["mqtts://u:p@b.example:8883?ca=/etc/zrc/ca.pem"],"transportPreference":"relay"}"#, true),
+        // A broker login in the clear, to another machine: refused by both.
+        ("controller-config", #"{"rendezvousUrls":["mqtt://u:p@b.example:1883"]}"#, false),
+        ("host-config", #"{"rendezvousUrls":["mqtt://zrc-host:pw@127.0.0.1:1883"]}"#, true),
+        ("host-config", #"{"rendezvousUrls":["mqtt://zrc-host:pw@broker.example"]}"#, false),
+        // A relay in a configuration file needs its credentials (an invite's come without).
+        ("host-config", #"{"relayUrls":["turn://r.example:3478"]}"#, false),
+        ("host-config", #"{"relayUrls":["turn:r.example?secret=s&transport=tcp"]}"#, true),
+        ("known-hosts", #"{"version":1,"hosts":[{"name":"a","hostName":"h","publicKey":"0000000000000000000000000000000000000000000000000000000000000001","addresses":["h:1"],"pairedAt":"2026-01-01T00:00:00Z","relayUrls":["turn://r.example:3478"],"relayCredentials":[{"relay":"r.example:3478","username":"1764374400:zrc-ab","password":"p","expiresAt":"2026-11-29T00:00:00Z"}]}]}"#, true),
+        ("known-hosts", #"{"version":1,"hosts":[{"name":"a","hostName":"h","publicKey":"0000000000000000000000000000000000000000000000000000000000000001","addresses":["h:1"],"pairedAt":"2026-01-01T00:00:00Z","relayCredentials":[{"relay":"r.example:3478","username":"","password":"p","expiresAt":"2026-11-29T00:00:00Z"}]}]}"#, false),
         ("controller-config", #"{"rendezvousUrls":["http://b.example"]}"#, false),
         ("controller-config", #"{"controllerName":" lead"}"#, false),
         ("known-hosts", #"{"version":1,"hosts":[{"name":"a","hostName":"h","publicKey":"00","addresses":["h:1"],"pairedAt":"2026-01-01T00:00:00Z"}]}"#, false),

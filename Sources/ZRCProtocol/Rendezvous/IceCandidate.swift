@@ -41,6 +41,30 @@ public struct IceCandidate: Sendable, Hashable, CustomStringConvertible {
     public static func isNumericAddress(_ text: String) -> Bool { IceText.isNumericAddress(text) }
     public var description: String { "\(kind.shortName) \(endpoint)" }
 
+    /// An address that means something only inside its own network: RFC 1918, loopback,
+    /// link-local (IPv4 and IPv6) and unique-local IPv6 (fc00::/7). A relay asked to reach one
+    /// learns it, so a relay-only side never pairs with such a candidate of its peer.
+    public var isPrivate: Bool { Self.isPrivate(address) }
+
+    public static func isPrivate(_ address: String) -> Bool {
+        let parts = address.split(separator: ".").compactMap { UInt8($0) }
+        if parts.count == 4 {
+            switch (parts[0], parts[1]) {
+            case (10, _), (127, _), (169, 254), (192, 168): return true
+            case (172, let second): return (16...31).contains(second)
+            default: return false
+            }
+        }
+        let lower = address.lowercased()
+        guard lower.contains(":") else { return false }
+        if lower == "::1" { return true }
+        if lower.hasPrefix("::ffff:") { return isPrivate(String(lower.dropFirst(7))) }
+        guard let first = lower.split(separator: ":", omittingEmptySubsequences: false).first, let group = UInt16(first, radix: 16) else {
+            return false
+        }
+        return group & 0xFE00 == 0xFC00 || group & 0xFFC0 == 0xFE80
+    }
+
     /// Why a peer's candidate cannot be used, or nil.
     public func problem() -> String? {
         guard (1...32).contains(foundation.utf8.count), foundation.utf8.allSatisfy(IceText.isIceChar) else {
@@ -54,6 +78,13 @@ public struct IceCandidate: Sendable, Hashable, CustomStringConvertible {
 
 /// A side's ICE parameters: credentials and candidates (no trickling: all at once).
 public struct IceDescription: Sendable, Hashable {
+    /// The same without candidates at private addresses (what a relay-only side pairs with).
+    public var withoutPrivateCandidates: IceDescription {
+        var copy = self
+        copy.candidates.removeAll { $0.isPrivate }
+        return copy
+    }
+
     /// RFC 8445 §5.3: ufrag 4…256 and password 22…256 ice-chars; libnice makes 4 and 22.
     public var usernameFragment: String
     public var password: String

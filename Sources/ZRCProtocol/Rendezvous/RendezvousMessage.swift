@@ -49,7 +49,9 @@ public enum RendezvousMessage: Sendable, Hashable {
     }
 
     public enum Outcome: Sendable, Hashable {
-        case accepted(IceDescription)
+        /// The host's ICE description, and fresh credentials for its relays (status 2 on the
+        /// wire when there are any, else status 0).
+        case accepted(IceDescription, relays: [RelayCredential] = [])
         /// The host is negotiating as many links as it allows; try again shortly.
         case busy
     }
@@ -94,9 +96,10 @@ public enum RendezvousMessage: Sendable, Hashable {
             writer.write(answer.timestampMicros)
             writer.write(bytes: answer.nonce)
             switch answer.outcome {
-            case .accepted(let ice):
-                writer.write(UInt8(0))
+            case .accepted(let ice, let relays):
+                writer.write(UInt8(relays.isEmpty ? 0 : 2))
                 ice.encode(into: &writer)
+                if !relays.isEmpty { RelayCredential.write(relays, to: &writer) }
             case .busy:
                 writer.write(UInt8(1))
             }
@@ -127,6 +130,11 @@ public enum RendezvousMessage: Sendable, Hashable {
             switch status {
             case 0: outcome = .accepted(try IceDescription.decode(from: &reader))
             case 1: outcome = .busy
+            case 2:
+                let ice = try IceDescription.decode(from: &reader)
+                let relays = try RelayCredential.read(from: &reader)
+                guard !relays.isEmpty else { throw reader.invalid("relay credential count", "status 2 carries at least one relay") }
+                outcome = .accepted(ice, relays: relays)
             default: throw reader.invalid("status", "unknown answer status \(status)")
             }
             self = .answer(Answer(timestampMicros: timestamp, nonce: nonce, outcome: outcome))

@@ -46,11 +46,18 @@ public struct RendezvousTopics: Sendable {
         return "zrc/v1/in/" + Hex.encode(output.prefix(RendezvousMessage.tokenLength))
     }
 
-    /// The topics a host listens on around `unixSeconds`: yesterday's, today's and tomorrow's, so
-    /// a controller whose clock is on the other side of midnight still reaches it.
-    public func hostInboxTopics(unixSeconds: UInt64) -> [String] {
-        let today = Self.day(unixSeconds: unixSeconds)
-        return [today &- 1, today, today &+ 1].map(inboxTopic(day:))
+    /// The topics a host listens on at `unixSeconds`: today's, and the neighbouring day's only
+    /// within `margin` seconds of midnight (a controller whose clock is on the other side of it
+    /// still reaches the host). Outside that window a broker sees one day's topic alone.
+    public func hostInboxTopics(unixSeconds: UInt64, margin: UInt64) -> [String] {
+        Self.days(around: unixSeconds, margin: margin).map(inboxTopic(day:))
+    }
+
+    /// The days whose topics are live at `unixSeconds` (see `hostInboxTopics`).
+    public static func days(around unixSeconds: UInt64, margin: UInt64) -> [UInt32] {
+        let earliest = day(unixSeconds: unixSeconds > margin ? unixSeconds - margin : 0)
+        let latest = day(unixSeconds: unixSeconds &+ margin)
+        return Array(Set([earliest, day(unixSeconds: unixSeconds), latest])).sorted()
     }
 
     public static func replyTopic(token: [UInt8]) -> String { "zrc/v1/out/" + Hex.encode(token) }

@@ -1,8 +1,8 @@
 /// Lower-case hex for identifiers in logs and error messages.
-enum Hex {
+public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var utf8: [UInt8] = []
         for byte in bytes {
             utf8.append(digits[Int(byte >> 4)])

@@ -8,6 +8,7 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case pong = 0x03
     case close = 0x04
     case error = 0x05
+    case relayCredentials = 0x06
     case pairRequest = 0x08
     case pairAccepted = 0x09
     case frameUpdate = 0x11

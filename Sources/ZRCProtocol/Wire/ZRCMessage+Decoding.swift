@@ -72,6 +72,8 @@ extension ZRCMessage {
             return .clipboard(try ClipboardContent(from: &reader))
         case .clipboardRequest:
             return .clipboardRequest(try ClipboardContent.readSelection(from: &reader))
+        case .relayCredentials:
+            return .relayCredentials(try RelayCredential.read(from: &reader))
         }
     }
 }

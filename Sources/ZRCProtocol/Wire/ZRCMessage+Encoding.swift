@@ -61,6 +61,8 @@ extension ZRCMessage {
             content.write(to: &writer)
         case .clipboardRequest(let selection):
             writer.write(selection.rawValue)
+        case .relayCredentials(let list):
+            RelayCredential.write(list, to: &writer)
         }
         return writer.bytes
     }
@@ -79,7 +81,7 @@ extension ZRCMessage {
         case .cursorShape(let shape): 32 + shape.rgba.count
         case .clipboard(let content): 16 + content.mimeType.utf8.count + content.data.count
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
-            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest:
+            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest, .relayCredentials:
             64
         }
     }

@@ -41,6 +41,9 @@ public enum ZRCMessage: Sendable, Equatable {
     /// Controller → host (`clipboard`): send the selection's current content (answered with
     /// `clipboard`, or a `clipboardUnavailable` notice saying why not).
     case clipboardRequest(ClipboardSelection)
+    /// Host → controller: time-limited credentials for the host's relays, for this controller's
+    /// own allocations (kept for its next rendezvous offers). Sent in pairings and sessions.
+    case relayCredentials([RelayCredential])
 
     public var type: MessageType {
         switch self {
@@ -62,6 +65,7 @@ public enum ZRCMessage: Sendable, Equatable {
         case .linkStats: .linkStats
         case .clipboard: .clipboard
         case .clipboardRequest: .clipboardRequest
+        case .relayCredentials: .relayCredentials
         }
     }
 
@@ -77,6 +81,8 @@ public enum ZRCMessage: Sendable, Equatable {
             case .pictureMapping(let mapping): mapping.problem()
             case .stats(_, _, _, let quality) where quality > 100: "quality is \(quality), must be 0…100"
             case .clipboard(let content): content.problem()
+            case .relayCredentials(let list) where list.count > RelayCredential.maximumCount: "more than \(RelayCredential.maximumCount) relays"
+            case .relayCredentials(let list): list.lazy.compactMap { $0.problem() }.first
             case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats, .linkStats,
                  .clipboardRequest:
                 nil

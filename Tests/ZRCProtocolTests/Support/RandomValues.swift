@@ -157,6 +157,15 @@ enum RandomValues {
                                         mimeType: Bool.random(using: &rng) ? ClipboardContent.utf8Text : string(&rng, maxBytes: 200),
                                         data: bytes(in: 0...(Bool.random(using: &rng) ? 64 : 70_000), &rng)))
         case .clipboardRequest: .clipboardRequest(ClipboardSelection.allCases.randomElement(using: &rng)!)
+        case .relayCredentials: .relayCredentials(relayCredentials(&rng, count: Int.random(in: 0...RelayCredential.maximumCount, using: &rng)))
+        }
+    }
+
+    static func relayCredentials(_ rng: inout some RandomNumberGenerator, count: Int) -> [RelayCredential] {
+        (0..<count).map { index in
+            RelayCredential(relay: Bool.random(using: &rng) ? "198.51.100.\(index):3478" : "[2001:db8::\(index)]:3480",
+                            username: "\(int(&rng) as UInt32):zrc-\(index)", password: string(&rng, maxBytes: 40) + "p",
+                            expiresAt: int(&rng))
         }
     }
 }
