@@ -16,6 +16,8 @@ struct ControllerDialer: Sendable {
     let timings: ConnectionTimings
     let makeDecoder: (@Sendable () -> any RegionDecoder)?
     let capabilities: Capabilities
+    /// Sessions keep track of which pixels are exact (screenshots).
+    var exactPictures = false
 
     /// Tries the addresses in order until a handshake completes. An address may reach another
     /// service or another machine (invites list every interface), so a failure there only moves on;
@@ -126,7 +128,7 @@ struct ControllerDialer: Sendable {
                 }
                 timer.cancel()
                 guard let response else { return }
-                let session = ControllerSession(response: response, decoder: makeDecoder?(), path: path)
+                let session = ControllerSession(response: response, decoder: makeDecoder?(), path: path, tracksExactness: exactPictures)
                 established = session
                 let end = await SecureConnectionLoop.run(
                     channel: try handshake.establish(), inbound: &iterator, outbound: outbound, nioChannel: channel.channel,

@@ -34,6 +34,10 @@ public struct ComposedFrame: Sendable {
     /// Which part of the host's screen `pixels` shows, at what size; nil: the whole screen at
     /// full resolution (no `pictureRequest` was made, or the host does not scale).
     public let mapping: PictureMapping?
+    /// How many pixels are not exactly the host's (from JPEG, or not drawn yet); nil for a
+    /// session that does not track it (`ControllerConfiguration.exactPictures`).
+    public let inexactPixels: Int?
+    public var isExact: Bool? { inexactPixels.map { $0 == 0 } }
 
     /// The host's screen size (what pointer coordinates refer to).
     public var screenWidth: Int { mapping.map { Int($0.screenWidth) } ?? pixels.width }
@@ -56,7 +60,7 @@ public actor ControllerSession {
     /// The path the session runs over (`direct TCP …`, `ICE direct (srflx)`, `relay via …`).
     public nonisolated let path: TransportPath
     private var endWaiters: [CheckedContinuation<ConnectionEnd, Never>] = []
-    private var compositor = FrameCompositor()
+    private var compositor: FrameCompositor
     private var cursor = RemoteCursor()
     /// How many cursor shapes arrived (each shape is sent once).
     public private(set) var cursorShapesReceived = 0
@@ -90,7 +94,8 @@ public actor ControllerSession {
         try? await send(.pictureRequest(request))
     }
 
-    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?, path: TransportPath) {
+    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?, path: TransportPath, tracksExactness: Bool = false) {
+        compositor = FrameCompositor(tracksExactness: tracksExactness)
         self.path = path
         self.decoder = decoder
         hostName = TerminalSafeText.sanitized(response.hostName)
@@ -204,7 +209,7 @@ public actor ControllerSession {
                              captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send,
                              receivedMicros: lastReceipt.received, decodedMicros: lastReceipt.decoded, dirty: compositor.lastDirty,
                              changedSince: compositor.changes(since: version), quality: compositor.lastQuality,
-                             mapping: compositor.mapping)
+                             mapping: compositor.mapping, inexactPixels: compositor.lossMask?.inexactPixels)
     }
 
     func finished(_ end: ConnectionEnd) {

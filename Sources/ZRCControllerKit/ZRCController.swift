@@ -21,6 +21,9 @@ public struct ControllerConfiguration: Sendable {
     public var reach: ControllerReach
     /// Ask the host for its clipboard changes (announces `clipboard` in `hello`).
     public var wantsClipboard = false
+    /// Track which pixels of the picture are exactly the host's (`ComposedFrame.isExact`): what a
+    /// screenshot waits for.
+    public var exactPictures = false
 
     public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
                 handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
@@ -63,7 +66,7 @@ public struct ZRCController: Sendable {
             connectTimeout: configuration.connectTimeout, handshakeTimeout: configuration.handshakeTimeout,
             timings: ConnectionTimings(keepaliveInterval: configuration.keepaliveInterval,
                                        deadPeerTimeout: configuration.deadPeerTimeout),
-            makeDecoder: configuration.makeDecoder, capabilities: configuration.announced)
+            makeDecoder: configuration.makeDecoder, capabilities: configuration.announced, exactPictures: configuration.exactPictures)
         reacher = HostReacher(dialer: dialer,
                               rendezvous: RendezvousDialer(identity: identity, crypto: crypto, reach: configuration.reach, logger: logger),
                               reach: configuration.reach, crypto: crypto)

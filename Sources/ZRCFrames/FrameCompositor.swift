@@ -24,8 +24,17 @@ public struct FrameCompositor: Sendable {
     private var history: [(version: UInt64, dirty: [PixelRect])] = []
     public static let historyLength = 64
     public static let maximumDirtyRects = 256
+    /// Which pixels are not yet exactly the host's (JPEG, or not drawn); nil unless tracked.
+    public private(set) var lossMask: LossMask?
+    private let tracksExactness: Bool
 
-    public init() {}
+    /// `tracksExactness`: keep `lossMask` (a screenshot must know when every pixel is exact).
+    public init(tracksExactness: Bool = false) {
+        self.tracksExactness = tracksExactness
+    }
+
+    /// Whether every pixel is exactly the host's; nil when not tracked.
+    public var isExact: Bool? { lossMask?.isExact }
 
     /// The areas that changed after `version`; the whole screen when `version` is older than the
     /// history (or from another screen size), nothing when it is current.
@@ -50,12 +59,15 @@ public struct FrameCompositor: Sendable {
             mapping = announcedMapping
             // The same pixels now mean another part of the screen: every viewer redraws it all.
             history = []
+            if tracksExactness { lossMask = LossMask(width: width, height: height) }
         }
         if framebuffer.width != width || framebuffer.height != height {
             // A new screen size: start from black; the host sends the whole screen after a resize.
             framebuffer = PixelBuffer(width: width, height: height)
             history = []
+            if tracksExactness { lossMask = LossMask(width: width, height: height) }
         }
+        if tracksExactness, lossMask == nil { lossMask = LossMask(width: width, height: height) }
         var dirty: [PixelRect] = []
         for rect in update.rects {
             let area = PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
@@ -100,6 +112,12 @@ public struct FrameCompositor: Sendable {
                     throw FrameError("frame \(update.frameID): copy rectangle \(area) reads \(source), outside the screen")
                 }
                 framebuffer.move(source, to: area)
+                lossMask?.copy(from: source, to: area)
+            }
+            switch rect.content {
+            case .jpeg: lossMask?.mark(area, exact: false)
+            case .solid, .raw, .lossless, .losslessFrame: lossMask?.mark(area, exact: true)
+            case .copy: break
             }
             dirty.append(area)
         }

@@ -11,7 +11,12 @@ struct ScreenshotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenshot",
         abstract: "Save the host's screen to a file: PNG (lossless) or JPEG (quality 100, 4:4:4) by extension.",
-        discussion: "Waits until the screen has settled (high-quality refinement included), then writes the file with mode 0600.")
+        discussion: """
+            Waits until every pixel is exactly the host's (the lossless refinement after any JPEG has \
+            arrived) and the screen has settled, then writes the file with mode 0600. Without --timeout \
+            the wait grows with the path: it goes on while the refinement makes progress (2 minutes at \
+            most), and fails — saving nothing — when it stops making any for 10 s.
+            """)
 
     @OptionGroup var options: ControllerOptions
 
@@ -21,14 +26,14 @@ struct ScreenshotCommand: AsyncParsableCommand {
     @Argument(help: "Where to write: a .png, .jpg or .jpeg file.")
     var file: String
 
-    @Option(help: "How long to wait for the screen, e.g. 10s.")
-    var timeout = "10s"
+    @Option(help: "How long to wait for an exact screen at most, e.g. 30s (default: as long as the refinement makes progress, 2 minutes at most).")
+    var timeout: String?
 
     func validate() throws {
         guard ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: file).pathExtension.lowercased()) else {
             throw ValidationError("\(file): the file must end in .png, .jpg or .jpeg")
         }
-        guard DurationText.duration(timeout).map({ $0 > .zero }) == true else {
+        if let timeout, DurationText.duration(timeout).map({ $0 > .zero }) != true {
             throw ValidationError("--timeout `\(timeout)` is not a duration (e.g. 10s, 1.5m)")
         }
     }
@@ -36,21 +41,28 @@ struct ScreenshotCommand: AsyncParsableCommand {
     func run() async throws {
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
-            let controller = try context.controller(showsScreen: true)
+            let controller = try context.controller(showsScreen: true, exactPictures: true)
             let session: ControllerSession
             do {
                 session = try await controller.connect(to: name, viewOnly: true)
             } catch let error as ControllerError {
                 throw CommandError(error)
             }
-            let frame = await settledFrame(session, within: DurationText.duration(timeout) ?? .seconds(10))
+            let started = ContinuousClock.now
+            let frame = await exactFrame(session, limit: timeout.flatMap(DurationText.duration))
+            let waited = DurationText.describe(seconds: Int((ContinuousClock.now - started).components.seconds))
             let end = await session.end
             await session.close(text: "screenshot taken")
             if frame == nil, let end {
                 throw CommandError(.failure, "the session ended before the host sent its screen: \(end)")
             }
             guard let frame else {
-                throw CommandError(.failure, "the host sent no screen within \(timeout) (is it sharing a display? see its log)")
+                throw CommandError(.failure, "the host sent no screen within \(waited) (is it sharing a display? see its log)")
+            }
+            if let inexact = frame.inexactPixels, inexact > 0 {
+                let share = Double(inexact) * 100 / Double(max(1, frame.pixels.width * frame.pixels.height))
+                throw CommandError(.failure, "nothing saved: after \(waited) \(String(format: "%.1f", share))% of the picture was not yet exact "
+                    + "(JPEG, or not drawn yet) — the path is slow or the screen keeps changing; try again with a longer --timeout (e.g. 2m)")
             }
             let bytes: [UInt8]
             if URL(fileURLWithPath: file).pathExtension.lowercased() == "png" {
@@ -75,17 +87,27 @@ struct ScreenshotCommand: AsyncParsableCommand {
         }
     }
 
-    /// The newest frame once no update has arrived for half a second (motion over, refinement done).
-    private func settledFrame(_ session: ControllerSession, within limit: Duration) async -> ComposedFrame? {
+    /// The newest frame once every pixel is exact and no update has come for half a second; or,
+    /// at the deadline, the newest frame whatever it is. `limit` nil: the deadline moves on
+    /// while the picture gets more exact (10 s without progress ends it; 2 minutes in all).
+    private func exactFrame(_ session: ControllerSession, limit: Duration?) async -> ComposedFrame? {
         let clock = ContinuousClock()
-        let deadline = clock.now + limit
+        let start = clock.now
+        let hardDeadline = start + (limit ?? .seconds(120))
+        let patience = Duration.seconds(10)
+        var deadline = limit == nil ? start + patience : hardDeadline
         var newest: ComposedFrame?
         var lastChange = clock.now
-        while clock.now < deadline {
+        var fewestInexact = Int.max
+        while clock.now < min(deadline, hardDeadline) {
             if let frame = await session.pollFrame(newerThan: newest?.version ?? 0) {
                 newest = frame
                 lastChange = clock.now
-            } else if newest != nil, clock.now - lastChange >= .milliseconds(500) {
+                if let inexact = frame.inexactPixels, inexact < fewestInexact {
+                    fewestInexact = inexact
+                    if limit == nil { deadline = clock.now + patience }
+                }
+            } else if let newest, newest.isExact != false, clock.now - lastChange >= .milliseconds(500) {
                 return newest
             }
             if await session.end != nil { return newest }

