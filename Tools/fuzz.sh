@@ -23,7 +23,7 @@ if ! command -v swiftc >/dev/null 2>&1; then
   fi
 fi
 
-TARGETS=(record message reassembler invite handshake terminal-input frame)
+TARGETS=(record message reassembler invite handshake terminal-input frame rendezvous)
 OPT=${FUZZ_OPT:--O}
 ROOT=.build/fuzz
 BUILD=$ROOT/build${OPT}
@@ -36,7 +36,7 @@ FLAGS=("${COMMON[@]}" -parse-as-library -sanitize=fuzzer,address)
 # The package modules a target needs, in dependency order.
 target_modules() {
   case "$1" in
-    record | message | reassembler | invite | handshake) echo ZRCProtocol ;;
+    record | message | reassembler | invite | handshake | rendezvous) echo ZRCProtocol ;;
     terminal-input) echo ZRCProtocol ZRCViewer ;;
     frame) echo ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd ;;
     *) echo "fuzz: unknown target '$1' (Tools/fuzz.sh list shows them)" >&2; return 1 ;;
@@ -56,7 +56,7 @@ module_sources() {
 target_sources() {
   echo "Fuzz/Targets/$1.swift" Fuzz/Support/Harness.swift
   case "$1" in
-    handshake) echo Fuzz/Support/TransparentCrypto.swift ;;
+    handshake | rendezvous) echo Fuzz/Support/TransparentCrypto.swift ;;
     # The controller's real decoder, without the rest of ZRCCommandSupport (argument parsing, key stores).
     frame) echo Sources/ZRCCommandSupport/FrameCodec.swift Sources/ZRCCommandSupport/CommandError.swift ;;
   esac
@@ -177,12 +177,12 @@ run_target() {
 }
 
 generate_seeds() {
-  for module in ZRCProtocol ZRCFrames ZRCJPEG; do build_module "$module"; done
+  for module in ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd; do build_module "$module"; done
   # The generator has a main of its own: link the coverage hooks without libFuzzer's main.
   local runtime
   runtime=$(ls "$(dirname "$(command -v swiftc)")"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$(uname -m)".a | head -1)
-  cached_swiftc seedgen "$BUILD/bin/seedgen" "ZRCProtocol ZRCFrames ZRCJPEG" "${COMMON[@]}" -sanitize=address -module-name SeedGen Fuzz/SeedGen/main.swift \
-    Fuzz/Support/TransparentCrypto.swift "$BUILD"/modules/{ZRCProtocol,ZRCFrames,ZRCJPEG}.o "$runtime" -lturbojpeg
+  cached_swiftc seedgen "$BUILD/bin/seedgen" "ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd" "${COMMON[@]}" -sanitize=address -module-name SeedGen Fuzz/SeedGen/main.swift \
+    Fuzz/Support/TransparentCrypto.swift "$BUILD"/modules/{ZRCProtocol,ZRCFrames,ZRCJPEG,ZRCZstd}.o "$runtime" -lturbojpeg -lzstd
   # Globals of a main file are never released, which LeakSanitizer would report at exit.
   ASAN_OPTIONS=detect_leaks=0 "$BUILD/bin/seedgen" Fuzz/Seeds
 }

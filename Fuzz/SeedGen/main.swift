@@ -3,8 +3,10 @@
 // Run through `Tools/fuzz.sh seeds`; the seeds change only when a layout does. Only the message and
 // frame seeds carry JPEGs: the others stay small enough for the smoke table of FuzzRegressionTests.
 import Foundation
+import ZRCFrames
 import ZRCJPEG
 @testable import ZRCProtocol
+import ZRCZstd
 
 let root = URL(fileURLWithPath: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Fuzz/Seeds")
 var seeds: [String: [(name: String, bytes: [UInt8])]] = [:]
@@ -41,6 +43,21 @@ let jpegUpdates: [(String, ZRCMessage)] = [
         FrameRect(x: 12, y: 0, width: 2, height: 2, content: .raw(bgrx: Array(0..<16))),
     ])),
 ]
+/// Lossless rects as a host sends them: encoding 4 (a chunk of the session's zstd stream, the
+/// first of a fresh stream here) and encoding 6 (a zstd frame of its own).
+let losslessUpdates: [(String, ZRCMessage)] = {
+    var picture = PixelBuffer(width: 16, height: 8)
+    picture.fill(PixelRect(x: 0, y: 0, width: 8, height: 8), rgb: 0x203040)
+    picture.fill(PixelRect(x: 8, y: 0, width: 8, height: 8), rgb: 0xF0E0D0)
+    let payload = LosslessPixels.payload(picture, rect: PixelRect(x: 0, y: 0, width: 16, height: 8))
+    let chunk = try! ZstdStreamCompressor().compress(payload)
+    let frame = try! ZstdFrameCompressor().compress(payload)
+    return [
+        ("lossless", update([FrameRect(x: 4, y: 4, width: 16, height: 8, content: .lossless(chunk))], quality: 0)),
+        ("lossless-frame", update([FrameRect(x: 4, y: 4, width: 16, height: 8, content: .losslessFrame(frame))], quality: 0)),
+    ]
+}()
+
 let messages: [(String, ZRCMessage)] = [
     ("hello", .hello(protocolVersion: 1, capabilities: [.jpegRects, .cursorShape], agent: "zrc-ctl/0.1 (linux)")),
     ("ping", .ping(id: 1, sentAtMicros: 258)),
@@ -49,7 +66,6 @@ let messages: [(String, ZRCMessage)] = [
     ("error", .error(code: .inputRefused, text: "view-only")),
     ("pair-request", .pairRequest(controllerName: "laptop")),
     ("pair-accepted", .pairAccepted(hostName: "studio")),
-    ("screen-info", .screenInfo(width: 1920, height: 1080, monitorName: "HDMI-1")),
     ("solid", update([FrameRect(x: 1, y: 2, width: 3, height: 4, content: .solid(pixel: 0xFF8000))], width: 640, height: 480, quality: 0)),
     ("raw", update([FrameRect(x: 0, y: 0, width: 2, height: 2, content: .raw(bgrx: Array(0..<16)))], quality: 0)),
     ("frame-ack", .frameAck(frameID: 1, receivedMicros: 2, decodedMicros: 3)),
@@ -61,7 +77,18 @@ let messages: [(String, ZRCMessage)] = [
     ("input-key", .input(.key(keysym: 0xFF0D, pressed: true, modifiers: [.shift, .control]))),
     ("input-text", .input(.text("héllo ✓"))),
     ("stats", .stats(rttMicros: 1500, updatesPerSecondMilli: 30000, bytesPerSecond: 1 << 20, quality: 80)),
-] + jpegUpdates
+    ("link-stats", .linkStats(LinkStats(deliveryRate: 2_500_000, roundTripMicros: 20_000, queueMicros: 3_000, inFlightBytes: 65_536))),
+    ("picture-request", .pictureRequest(PictureRequest(maxWidth: 1280, maxHeight: 720, regionX: 0, regionY: 0, regionWidth: 1920,
+                                                       regionHeight: 1080))),
+    ("picture-mapping", .pictureMapping(PictureMapping(screenWidth: 1920, screenHeight: 1080, regionX: 0, regionY: 0, regionWidth: 1920,
+                                                       regionHeight: 1080, pictureWidth: 1280, pictureHeight: 720))),
+    ("clipboard", .clipboard(.text("copied ✓\nsecond line"))),
+    ("clipboard-primary", .clipboard(.text("x", selection: .primary))),
+    ("clipboard-request", .clipboardRequest(.clipboard)),
+    ("relay-credentials", .relayCredentials([RelayCredential(relay: "198.51.100.7:3478", username: "1764374400:zrc-0a1b2c3d4e5f",
+                                                             password: "VGhpcyBpcyBhIHBhc3N3b3Jk", expiresAt: 1_764_374_400)])),
+    ("copy", update([FrameRect(x: 0, y: 0, width: 64, height: 31, content: .copy(sourceX: 0, sourceY: 1))], quality: 0)),
+] + jpegUpdates + losslessUpdates
 
 for (name, message) in messages { seed("message", name, message.encode()) }
 
@@ -79,7 +106,7 @@ seed("record", "handshake-reject-partial",
      [1] + Record(type: .handshake, body: [2] + Array(repeating: 7, count: 48)).encode()
         + Record(type: .reject, body: HandshakeRejection.busy.body).encode() + [0x02, 0, 0, 1])
 
-for (index, message) in [ping, messages[3].1.encode(), messages[9].1.encode()].enumerated() {
+for (index, message) in [ping, messages[3].1.encode(), messages.first { $0.0 == "raw" }!.1.encode()].enumerated() {
     seed("reassembler", "single-\(index)", [UInt8(index)] + lengthPrefixed(MessageFragmenter().fragments(of: message)))
     seed("reassembler", "fragments-\(index)", [3] + lengthPrefixed(MessageFragmenter(maxPlaintextLength: 8).fragments(of: message)))
 }
@@ -111,7 +138,7 @@ for pairing in [false, true] {
     var hostChannel = try! responder.establish()
     var controllerChannel = try! controller.establish()
     let toHost = try! controllerChannel.seal(messages[0].1) + (try! controllerChannel.seal(.input(.text("typed"))))
-    let toController = try! hostChannel.seal(messages[7].1) + (try! hostChannel.seal(messages[8].1))
+    let toController = try! hostChannel.seal(messages.first { $0.0 == "solid" }!.1) + (try! hostChannel.seal(messages.first { $0.0 == "raw" }!.1))
     seed("handshake", "host-\(mode)", [4] + u16(firstFlight.count) + firstFlight + toHost)
     seed("handshake", "controller-\(mode)", [pairing ? 6 : 5] + u16(reply.count) + reply + toController)
     seed("handshake", "record-1-\(mode)", [2] + initiation.encode())
@@ -141,7 +168,33 @@ seed("frame", "schema-solid", hex("""
     11 0000000000000001 0000000000000002 0000000000000003 0000000000000004
     00000280 000001e0 00 0001  0001 0002 0003 0004 02 00ff8000
     """))
-for (name, message) in jpegUpdates + [messages[9]] { seed("frame", name, message.encode()) }
+for (name, message) in jpegUpdates + losslessUpdates + messages.filter({ ["raw", "copy"].contains($0.0) }) {
+    seed("frame", name, message.encode())
+}
+
+// MARK: rendezvous (mode 0: the payload; mode 1: sealed with TransparentCrypto, as the harness opens it)
+
+let rendezvousTopic = "zrc/v1/in/00112233445566778899aabbccddeeff"
+let ice = IceDescription(usernameFragment: "Ab1+", password: "0123456789abcdefghijkl", candidates: [
+    IceCandidate(kind: .host, priority: 2_130_706_431, foundation: "1", address: "10.1.0.2", port: 47_001),
+    IceCandidate(kind: .serverReflexive, priority: 1_694_498_815, foundation: "2", address: "198.51.100.20", port: 61_022),
+    IceCandidate(kind: .relayed, priority: 16_777_215, foundation: "3", address: "2001:db8::7", port: 50_000),
+])
+let rendezvousMessages: [(String, RendezvousMessage)] = [
+    ("offer", .offer(.init(timestampMicros: 1_764_288_000_000_000, nonce: Array(0x10...0x1F), replyToken: Array(0x20...0x2F),
+                           flags: .noRelay, ice: ice))),
+    ("answer", .answer(.init(timestampMicros: 1_764_288_000_500_000, nonce: Array(0x10...0x1F), outcome: .accepted(ice)))),
+    ("answer-relays", .answer(.init(timestampMicros: 1, nonce: Array(0x10...0x1F), outcome: .accepted(ice, relays: [
+        RelayCredential(relay: "198.51.100.7:3478", username: "1764374400:zrc-0a1b2c3d4e5f", password: "cGFzc3dvcmQ=", expiresAt: 1_764_374_400),
+    ])))),
+    ("busy", .answer(.init(timestampMicros: 2, nonce: Array(0x10...0x1F), outcome: .busy))),
+]
+for (name, message) in rendezvousMessages {
+    seed("rendezvous", name, [0] + message.encoded())
+    let sealed = try! RendezvousSeal.seal(message, topic: rendezvousTopic, sender: TransparentCrypto.keyPair(seed: 0x20),
+                                          recipient: TransparentCrypto.keyPair(seed: 0x10).publicKey, crypto: TransparentCrypto())
+    seed("rendezvous", "\(name)-sealed", [1] + sealed)
+}
 
 // MARK: write
 

@@ -31,9 +31,27 @@ import Testing
         ("message", "AgAAAAAAAAABAAAAAAAAAQI="),  // ping
         ("message", "AwAAAAAAAAABAAAAAAAAAQIAAAAAAAABLA=="),  // pong
         ("message", "EQAAAAAAAAABAAAAAAAAAAIAAAAAAAAAAwAAAAAAAAAEAAAAQAAAACAAAAEAAAAAAAIAAgMAAAAQAAECAwQFBgcICQoLDA0ODw=="),  // raw
-        ("message", "EAAAB4AAAAQ4AAZIRE1JLTE="),  // screen-info
+        ("message", "EAAAB4AAAAQ4AAZIRE1JLTE="),  // screen-info (0x10, reserved: an unknown type now)
         ("message", "EQAAAAAAAAABAAAAAAAAAAIAAAAAAAAAAwAAAAAAAAAEAAACgAAAAeAAAAEAAQACAAMABAIA/4AA"),  // solid
         ("message", "MAAAAAAAAAXcAAB1MAAAAAAAEAAAUA=="),  // stats
+        ("message", "QAAYdGV4dC9wbGFpbjtjaGFyc2V0PXV0Zi04AAAAFmNvcGllZCDinJMKc2Vjb25kIGxpbmU="),  // clipboard
+        ("message", "QAEYdGV4dC9wbGFpbjtjaGFyc2V0PXV0Zi04AAAAAXg="),  // clipboard-primary
+        ("message", "QQA="),  // clipboard-request
+        ("message", "BgERMTk4LjUxLjEwMC43OjM0NzgbMTc2NDM3NDQwMDp6cmMtMGExYjJjM2Q0ZTVmGFZHaHBjeUJwY3lCaElIQmhjM04zYjNKawAAAABpKjeA"),  // relay-credentials
+        ("message", "EQAAAAAAAAABAAAAAAAAAAIAAAAAAAAAAwAAAAAAAAAEAAAAQAAAACAAAAEAAAAAAEAAHwUAAAAB"),  // copy
+        ("message", "EQAAAAAAAAABAAAAAAAAAAIAAAAAAAAAAwAAAAAAAAAEAAAAQAAAACAAAAEABAAEABAACAQAAAAZKLUv/QBIhAAAUAABIDBA8ODQAP8BAMkOCQ=="),  // lossless
+        ("message", "EQAAAAAAAAABAAAAAAAAAAIAAAAAAAAAAwAAAAAAAAAEAAAAQAAAACAAAAEABAAEABAACAYAAAAZKLUv/SAYhQAAUAABIDBA8ODQAP8BAMkOCQ=="),  // lossless-frame
+        ("message", "MQAAAAAAJiWgAAAAAAAATiAAAAAAAAALuAABAAA="),  // link-stats
+        ("message", "FQUAAtAAAAAAB4AEOA=="),  // picture-request
+        ("message", "FgAAB4AAAAQ4AAAAAAeABDgFAALQ"),  // picture-mapping
+        ("rendezvous", "AAECAAZEnE+NISAQERITFBUWFxgZGhscHR4fAARBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1A="),  // answer
+        ("rendezvous", "AAECAAAAAAAAAAEQERITFBUWFxgZGhscHR4fAgRBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1ABETE5OC41MS4xMDAuNzozNDc4GzE3NjQzNzQ0MDA6enJjLTBhMWIyYzNkNGU1ZgxjR0Z6YzNkdmNtUT0AAAAAaSo3gA=="),  // answer-relays
+        ("rendezvous", "AVpSVgHg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4AECAAAAAAAAAAEQERITFBUWFxgZGhscHR4fAgRBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1ABETE5OC41MS4xMDAuNzozNDc4GzE3NjQzNzQ0MDA6enJjLTBhMWIyYzNkNGU1ZgxjR0Z6YzNkdmNtUT0AAAAAaSo3gAAAAAAAAAAAAAAAAAAAAAA="),  // answer-relays-sealed
+        ("rendezvous", "AVpSVgHg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4AECAAZEnE+NISAQERITFBUWFxgZGhscHR4fAARBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1AAAAAAAAAAAAAAAAAAAAAA"),  // answer-sealed
+        ("rendezvous", "AAECAAAAAAAAAAIQERITFBUWFxgZGhscHR4fAQ=="),  // busy
+        ("rendezvous", "AVpSVgHg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4AECAAAAAAAAAAIQERITFBUWFxgZGhscHR4fAQAAAAAAAAAAAAAAAAAAAAA="),  // busy-sealed
+        ("rendezvous", "AAEBAAZEnE+FgAAQERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLwEEQWIxKxYwMTIzNDU2Nzg5YWJjZGVmZ2hpamtsAwB+////ATEIMTAuMS4wLjK3mQFk////ATINMTk4LjUxLjEwMC4yMO5eAwD///8BMwsyMDAxOmRiODo6N8NQ"),  // offer
+        ("rendezvous", "AVpSVgHg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4AEBAAZEnE+FgAAQERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLwEEQWIxKxYwMTIzNDU2Nzg5YWJjZGVmZ2hpamtsAwB+////ATEIMTAuMS4wLjK3mQFk////ATINMTk4LjUxLjEwMC4yMO5eAwD///8BMwsyMDAxOmRiODo6N8NQAAAAAAAAAAAAAAAAAAAAAA=="),  // offer-sealed
         ("reassembler", "AwAIAQAAABECAAAACAAAAAAAAAEAAAgCAAAAAAABAg=="),  // fragments-0
         ("reassembler", "AwAIAQAAAAgEAAQABgIAA2J5ZQ=="),  // fragments-1
         ("reassembler", "AwAIAQAAAEkRAAAACAAAAAAAAAEAAAgAAAAAAAAAAgAIAAAAAAAAAAAACAADAAAAAAAAAAgAAAQAAABAAAAIAAAAIAAAAQAACAAAAAAAAgACAAgAAwAAABAAAQAIAAIDBAUGBwgACAIJCgsMDQ4P"),  // fragments-2
@@ -69,8 +87,22 @@ import Testing
         case "reassembler": Self.reassembler(rest, first: first)
         case "invite": Self.invite(rest, binary: first & 1 == 1)
         case "handshake": Self.handshake(rest, mode: first % 7)
+        case "rendezvous": Self.rendezvous(rest, sealed: first & 1 == 1)
         default: Issue.record("no replay for target \(target)")
         }
+    }
+
+    /// As `Fuzz/Targets/rendezvous.swift`: the payload, or a sealed message opened with the
+    /// transparent crypto; whatever opens is sealed again.
+    static func rendezvous(_ bytes: [UInt8], sealed: Bool) {
+        let host = try! TransparentCrypto().keyPair(privateKey: SecretBytes([UInt8](repeating: 0x10, count: 32)))
+        let controller = try! TransparentCrypto().keyPair(privateKey: SecretBytes([UInt8](repeating: 0x20, count: 32)))
+        let topic = "zrc/v1/in/00112233445566778899aabbccddeeff"
+        let message = sealed
+            ? try? RendezvousSeal.open(bytes, topic: topic, recipient: host, sender: controller.publicKey, crypto: TransparentCrypto())
+            : try? RendezvousMessage(decoding: bytes)
+        guard let message else { return }
+        _ = try? RendezvousSeal.seal(message, topic: topic, sender: controller, recipient: host.publicKey, crypto: TransparentCrypto())
     }
 
     static func record(_ stream: [UInt8], chunkSize: Int) {
