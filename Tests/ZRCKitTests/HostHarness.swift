@@ -97,7 +97,7 @@ final class HostHarness: Sendable {
         let identity = identity ?? crypto.generateKeyPair()
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         // Generous: a flood test and the rest of the suite share two cores with this controller.
-        let configuration = ControllerConfiguration(connectTimeout: .seconds(5), handshakeTimeout: .seconds(10),
+        let configuration = ControllerConfiguration(connectTimeout: .seconds(5), handshakeTimeout: .seconds(30),
                                                     keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
                                                     makeDecoder: makeDecoder, capabilities: capabilities, reach: reach)
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
