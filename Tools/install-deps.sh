@@ -30,9 +30,9 @@ REACH_PACKAGES=(
 )
 # Test: real terminals for the viewer tests (xterm above, tmux, kitty with Mesa's software OpenGL,
 # since Xvfb has no GPU), the schema checker, X clients that own and read selections (xclip, xsel),
-# and an independent PNG reader (netpbm's pngtopnm).
+# an independent PNG reader (netpbm's pngtopnm), and openssl for the broker tests' certificates.
 TEST_PACKAGES=(
-  tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel netpbm
+  tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel netpbm openssl
 )
 
 # Network laboratory (tests and `zrc-bench links`): namespaces, shaping and NFQUEUE delay need
