@@ -106,4 +106,16 @@ import ZRCTestSupport
         try guardian.admit(nonce: [100], timestampMicros: 105_000_000, nowMicros: 105_000_000)
         #expect(guardian.count == 1)
     }
+
+    /// wire-protocol.md §10's example of an accepted answer with relay credentials (status 2).
+    @Test func theSpecsAnswerExampleDecodes() throws {
+        let hex = "01020006449c4f8d2120101112131415161718191a1b1c1d1e1f02044162312b16303132333435363738396162636465666768696a6b6c010164ffffff01320d3139382e35312e3130302e3230ee5e01113139382e35312e3130302e373a3334373805313a7a726301700000000000000001"
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+        let ice = IceDescription(usernameFragment: "Ab1+", password: "0123456789abcdefghijkl", candidates: [
+            IceCandidate(kind: .serverReflexive, priority: 1_694_498_815, foundation: "2", address: "198.51.100.20", port: 61_022)])
+        let expected = RendezvousMessage.answer(.init(timestampMicros: 1_764_288_000_500_000, nonce: Array(0x10...0x1F), outcome: .accepted(
+            ice, relays: [RelayCredential(relay: "198.51.100.7:3478", username: "1:zrc", password: "p", expiresAt: 1)])))
+        #expect(try RendezvousMessage(decoding: bytes) == expected)
+        #expect(expected.encoded() == bytes)
+    }
 }
