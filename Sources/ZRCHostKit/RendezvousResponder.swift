@@ -16,6 +16,9 @@ actor RendezvousResponder {
     /// Negotiations under way: in all, and per controller.
     private var negotiating = 0
     private var negotiatingBy: [NoisePublicKey: Int] = [:]
+    /// `busy` answers per controller (each is a sealing): a controller flooding offers gets a
+    /// few, not one per offer.
+    private var busyAnswers: [NoisePublicKey: RequestBudget] = [:]
     /// Inbox topic → the controller whose offers arrive there.
     private var owners: [String: NoisePublicKey] = [:]
 
@@ -155,6 +158,7 @@ actor RendezvousResponder {
         // Caches of controllers no longer paired go with them.
         let paired = Set(owners.values)
         replays = replays.filter { paired.contains($0.key) }
+        busyAnswers = busyAnswers.filter { paired.contains($0.key) }
         do {
             try await client.setSubscriptions(Set(owners.keys))
         } catch {
@@ -180,6 +184,10 @@ actor RendezvousResponder {
         let fingerprint = KeyDerivations.fingerprint(of: controller, crypto: server.crypto)
         let own = negotiatingBy[controller, default: 0]
         guard negotiating < reach.maxNegotiations, own < reach.maxNegotiationsPerController else {
+            var budget = busyAnswers[controller] ?? RequestBudget(perSecond: 1, burst: 3)
+            let answering = budget.allow(nowMicros: WireClock.monotonicMicros())
+            busyAnswers[controller] = budget
+            guard answering else { return }
             logger.notice("rendezvous: busy (\(negotiating) links being negotiated, \(own) for this controller); told controller \(fingerprint) to retry")
             Task { try? await answer(.busy, to: offer, controller: controller, client: client) }
             return

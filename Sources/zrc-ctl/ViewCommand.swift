@@ -33,6 +33,9 @@ struct ViewCommand: AsyncParsableCommand {
     @Option(help: "Frames drawn per second, at most (1…240).")
     var maxFPS = 60
 
+    @Option(help: "How long to wait for the terminal's answers to its capability queries, e.g. 2s (a terminal far away or busy answers late; it usually ends at once with the last answer).")
+    var probeTimeout = "0.8s"
+
     @Flag(help: "Receive every pixel of the remote screen. By default the host sends the picture at the size the terminal shows it (and only the zoomed region), which saves bandwidth on slow links.")
     var fullResolution = false
 
@@ -45,6 +48,9 @@ struct ViewCommand: AsyncParsableCommand {
     func validate() throws {
         if noClipboard, clipboardFromHost { throw ValidationError("--no-clipboard and --clipboard-from-host contradict each other") }
         guard (1...240).contains(maxFPS) else { throw ValidationError("--max-fps must be between 1 and 240") }
+        guard let probe = DurationText.duration(probeTimeout), probe > .zero, probe <= .seconds(60) else {
+            throw ValidationError("--probe-timeout `\(probeTimeout)` is not a duration of at most 60 s (e.g. 0.8s, 2s)")
+        }
     }
 
     func run() async throws {
@@ -57,6 +63,7 @@ struct ViewCommand: AsyncParsableCommand {
             let name = self.name
             let viewer = TerminalViewer(
                 configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS,
+                                                   probeTimeout: DurationText.duration(probeTimeout) ?? .milliseconds(800),
                                                    fullResolution: fullResolution, clipboard: clipboard,
                                                    clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost)),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },

@@ -24,7 +24,7 @@ import Testing
         let cases: [(String, [UInt8], String)] = [
             ("random bytes", [0x00] + garbage, "not a ZRC controller"),
             ("an oversized length", preamble + [0x01, 0xFF, 0xFF, 0xFF, 0xFF], "limit is 65535"),
-            ("a truncated handshake", preamble + [0x01, 0x00, 0x00, 0x00, 0x60, 0x02, 0x03], "handshake not completed within"),
+            ("a truncated handshake", preamble + [0x01, 0x00, 0x00, 0x00, 0x60, 0x02, 0x03], "message 1 not completed within"),
             ("a stalled handshake", [], "handshake not completed within"),
         ]
         for (name, bytes, logged) in cases {

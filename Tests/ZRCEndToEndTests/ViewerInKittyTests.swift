@@ -19,7 +19,9 @@ extension ViewerInRealTerminals {
         let kitty = try ZRCProcess(
             executable: URL(fileURLWithPath: "/usr/bin/kitty"),
             arguments: ["--config", "NONE", "-o", "initial_window_width=900", "-o", "initial_window_height=700",
-                        "sh", "-c", rig.viewCommand([], files: files)],
+                        // Kitty answers late on a loaded machine (software OpenGL): the shared-memory
+                        // proof is one of its answers, so the probe waits for them.
+                        "sh", "-c", rig.viewCommand(["--probe-timeout", "15s"], files: files)],
             environment: environment)
 
         let seen = await Wait.until(.seconds(40)) { TestPattern.shown(on: viewer.display) }

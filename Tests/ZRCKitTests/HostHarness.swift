@@ -25,7 +25,10 @@ final class HostHarness: Sendable {
     /// pairing, which writes the trust store: the suite's busiest first minute, with X servers,
     /// terminals and dozens of hosts starting on two cores, once stalled pairings past 10 s); the
     /// hostile-client tests pass a short one to see stalled handshakes closed.
+    /// `deadPeerTimeout`: as generous (a controller starved of CPU by the suite beside it sends
+    /// its keepalives late); the dead-peer test passes a short one.
     init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(30),
+         deadPeerTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil) throws {
         let crypto = try SodiumCrypto()
@@ -39,7 +42,7 @@ final class HostHarness: Sendable {
             listen: HostPort(host: "127.0.0.1", port: 0), hostName: "test-host", inviteLifetimeSeconds: 600,
             handshakeTimeout: handshakeTimeout,
             // Generous: the suites run in parallel on 2 cores, and a starved test must not look dead.
-            timings: ConnectionTimings(keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10)),
+            timings: ConnectionTimings(keepaliveInterval: .seconds(1), deadPeerTimeout: deadPeerTimeout),
             controlSocket: directory.appendingPathComponent("run/host.sock"), admission: admission,
             randomSecret: { crypto.randomSecret(count: $0) },
             unixMicros: { UInt64(Int64(Date().timeIntervalSince1970 * 1_000_000) + offset.seconds * 1_000_000) }, sharing: sharing,
@@ -98,7 +101,7 @@ final class HostHarness: Sendable {
         let store = KnownHostsStore(file: directory.appendingPathComponent("ctl-\(UUID().uuidString)/known-hosts.json"))
         // Generous: a flood test and the rest of the suite share two cores with this controller.
         let configuration = ControllerConfiguration(connectTimeout: .seconds(5), handshakeTimeout: .seconds(30),
-                                                    keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(10),
+                                                    keepaliveInterval: .seconds(1), deadPeerTimeout: .seconds(30),
                                                     makeDecoder: makeDecoder, capabilities: capabilities, reach: reach)
         let controller = ZRCController(identity: identity, crypto: crypto, knownHosts: store, controllerName: name,
                                        configuration: configuration, logger: log.logger)

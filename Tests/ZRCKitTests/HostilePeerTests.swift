@@ -9,7 +9,9 @@ import ZRCProtocol
 
 /// Unauthenticated and hostile peers must not deny or steal service: connection floods, held-back
 /// first messages, wrong clocks, one controller hogging sessions.
-@Suite struct HostilePeerTests {
+/// Serialized: two floods at once (with the rest of the suite beside them) starve the very
+/// controller whose attempts they measure of CPU.
+@Suite(.serialized) struct HostilePeerTests {
     /// 30 s of 120 stalled connections (100 silent, 20 that send a preamble and a record header
     /// and stall) from another address, while a paired controller connects again and again.
     /// Every attempt must succeed; how fast is the benchmark's business (`zrc-bench flood`), so the
@@ -71,7 +73,10 @@ import ZRCProtocol
         let (controller, _) = harness.controller()
         _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
 
-        let floods = (2...9).map { ConnectionFlood(port: address.port, source: "127.0.0.\($0)", idle: 0, identified: 10, duration: .seconds(60)) }
+        // 8 each: exactly what one source may hold, so together they fill all 64 general slots
+        // (more per source would only be refused at once and re-opened in a tight loop, which
+        // costs the machine, not the host's slots).
+        let floods = (2...9).map { ConnectionFlood(port: address.port, source: "127.0.0.\($0)", idle: 0, identified: 8, duration: .seconds(600)) }
         floods.forEach { $0.start() }
         let clock = ContinuousClock()
         let floodDeadline = clock.now + .seconds(30)
@@ -92,7 +97,7 @@ import ZRCProtocol
         for flood in floods { await flood.stop() }
         await harness.stop()
         #expect(failures.isEmpty, "\(failures.count) of 15 attempts failed: \(failures.prefix(3))")
-        #expect(opened > 80, "the flood re-opened what the host closed: \(opened) connections")
+        #expect(opened > 64, "the flood re-opened what the host closed: \(opened) connections")
         #expect(harness.log.contains("message 1 not completed within"), "stalled handshakes lose their slots early")
     }
 
@@ -102,8 +107,10 @@ import ZRCProtocol
     @Test func aHeldBackFirstMessageOpensNoListedSessionAndGoesAtTheHandshakeTimeout() async throws {
         let harness = try HostHarness(handshakeTimeout: .seconds(2))
         let address = try await harness.start()
-        let (controller, identity) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        let (_, identity) = harness.controller()
+        // Authorized directly: a pairing is bounded by the same (short) handshake timeout, which a
+        // loaded machine can outlast.
+        _ = try await harness.server.controllers.authorize(name: "laptop", publicKey: identity.publicKey, at: Date())
         let seenBefore = try #require(try await harness.server.controllers.controller(withKey: identity.publicKey)).lastSeen
 
         let held = try ControllerHandshake(

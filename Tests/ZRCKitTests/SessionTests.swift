@@ -113,7 +113,7 @@ import ZRCStorage
     }
 
     @Test func theHostNoticesADeadController() async throws {
-        let harness = try HostHarness()
+        let harness = try HostHarness(deadPeerTimeout: .seconds(5))
         let address = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, identity) = harness.controller()
