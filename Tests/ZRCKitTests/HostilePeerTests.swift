@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NIOCore
 import Testing
 import ZRCControllerKit
@@ -93,12 +94,14 @@ import ZRCProtocol
                 failures.append("attempt \(attempt): \(error)")
             }
         }
+        // Stalled handshakes lose their slots at the message-1 deadline (the attempts may all be
+        // done before the first one is due: wait for it, bounded).
+        #expect(await harness.log.waitFor("message 1 not completed within", timeout: .seconds(60)), "stalled handshakes lose their slots early")
         let opened = floods.reduce(0) { $0 + $1.counts.opened }
         for flood in floods { await flood.stop() }
         await harness.stop()
         #expect(failures.isEmpty, "\(failures.count) of 15 attempts failed: \(failures.prefix(3))")
-        #expect(opened > 64, "the flood re-opened what the host closed: \(opened) connections")
-        #expect(harness.log.contains("message 1 not completed within"), "stalled handshakes lose their slots early")
+        #expect(opened >= 64, "the flood held the slots: \(opened) connections")
     }
 
     /// A first message captured on the way and delivered later (never the genuine one): fresh
@@ -223,12 +226,18 @@ import ZRCProtocol
         _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
         try await harness.stoppingAfter {
             let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(5))
-            // Reads (so the host is never blocked on writing) for 3 s, acknowledging nothing.
-            let timer = TCPEndpoint.closeAfter(.seconds(3), channel: channel.channel)
+            // Reads (so the host is never blocked on writing), acknowledging nothing: once the first
+            // frame came, the screen changes, and 2 s later the test looks at what followed. The
+            // 60 s timer only bounds a host that never sends a frame (however loaded the machine).
+            let timer = TCPEndpoint.closeAfter(.seconds(60), channel: channel.channel)
             defer { timer.cancel() }
+            let received = Mutex(0)
             let change = Task {
-                try? await Task.sleep(for: .seconds(1))
+                let deadline = ContinuousClock.now + .seconds(60)
+                while received.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
                 screen.draw { $0.setPixel(x: 1, y: 1, rgb: 0xFF) }
+                try? await Task.sleep(for: .seconds(2))
+                try? await channel.channel.close()
             }
             let frames = try await channel.executeThenClose { inbound, outbound in
                 var iterator = inbound.makeAsyncIterator()
@@ -238,6 +247,7 @@ import ZRCProtocol
                 var frames = 0
                 while let buffer = try? await iterator.next() {
                     frames += (try secure.open(buffer.readableBytesView)).count { if case .frameUpdate = $0 { true } else { false } }
+                    received.withLock { $0 = frames }
                 }
                 return frames
             }
