@@ -20,7 +20,9 @@ struct PairingFlow: Sendable {
              outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, nioChannel: any Channel, remote: String) async {
         let configuration = server.configuration
         // The controller sends pairRequest right after the handshake; a peer that stalls goes.
-        let deadline = TCPEndpoint.closeAfter(configuration.handshakeTimeout, channel: nioChannel)
+        let deadline = TCPEndpoint.closeAfter(configuration.handshakeTimeout, channel: nioChannel) { [logger] in
+            logger.notice("closed pairing connection: no pairing request within \(configuration.handshakeTimeout) of the handshake")
+        }
         let end = await SecureConnectionLoop.run(
             channel: channel, inbound: &inbound, outbound: outbound, nioChannel: nioChannel, remoteAddress: remote,
             timings: configuration.timings, logger: logger, started: { _ in }
@@ -29,6 +31,9 @@ struct PairingFlow: Sendable {
                 await connection.close(reason: .protocolError, text: "expected a pairing request")
                 return
             }
+            // The controller did its part in time; what follows (the trust store's write) is the
+            // host's own work, which a busy disk or CPU may slow but must not turn into a refusal.
+            deadline.cancel()
             let name = DeviceName.problem(with: requestedName) == nil ? requestedName : "controller"
             do {
                 try await server.redeemInvite(inviteID)
@@ -41,7 +46,6 @@ struct PairingFlow: Sendable {
                 let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date())
                 await server.paired(controllerKey)
                 await server.sourceAuthenticated(source)
-                deadline.cancel()
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)
                 logger.notice("paired controller \(controller.name) (\(fingerprint))")
                 // Before pairAccepted, so a relay-only controller has them for its first offer.

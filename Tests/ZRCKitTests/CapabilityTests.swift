@@ -27,7 +27,7 @@ import ZRCProtocol
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         _ = try await harness.start()
         let (controller, _) = harness.controller(capabilities: announced.union(.textInput))
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
         let session = try await controller.connect(to: "desk")
         let canShowPictures = !announced.isDisjoint(with: Capabilities.pictureEncodings)
         if canShowPictures {

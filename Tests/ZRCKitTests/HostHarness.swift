@@ -31,6 +31,7 @@ final class HostHarness: Sendable {
          deadPeerTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil) throws {
+        PoolStallWatch.start()
         let crypto = try SodiumCrypto()
         self.crypto = crypto
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("zrc-kit-\(UUID().uuidString)")
@@ -69,9 +70,27 @@ final class HostHarness: Sendable {
             await stop()
             return result
         } catch {
+            reportLog(on: error)
             await stop()
             throw error
         }
+    }
+
+    /// Pairs `controller` with a fresh invite; on failure the host's log goes to standard error.
+    @discardableResult
+    func pair(_ controller: ZRCController, name: String?) async throws -> KnownHost {
+        do {
+            return try await controller.pair(inviteText: try await invite(), name: name)
+        } catch {
+            reportLog(on: error)
+            throw error
+        }
+    }
+
+    /// The host's side of a failure (why it closed a connection), which is otherwise lost.
+    func reportLog(on error: any Error) {
+        let tail = log.all.suffix(12).joined(separator: "\n  ")
+        FileHandle.standardError.write(Data("host harness: on `\(error)`, the host's last log lines:\n  \(tail)\n".utf8))
     }
 
     /// Ends every session and waits until the server has stopped: its connections' handlers,
@@ -111,9 +130,9 @@ final class HostHarness: Sendable {
     /// Two controllers, `first` and `second`, paired with this host as `desk`.
     func pairTwoControllers(capabilities: Capabilities? = nil) async throws -> (ZRCController, ZRCController) {
         let (first, _) = controller(name: "first", capabilities: capabilities)
-        _ = try await first.pair(inviteText: try await invite(), name: "desk")
+        try await pair(first, name: "desk")
         let (second, _) = controller(name: "second", capabilities: capabilities)
-        _ = try await second.pair(inviteText: try await invite(), name: "desk")
+        try await pair(second, name: "desk")
         return (first, second)
     }
 

@@ -44,7 +44,7 @@ import ZRCProtocol
         let address = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, _) = harness.controller()
-            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(controller, name: "desk")
             let session = try await controller.connect(to: "desk")
 
             let closedByHost = try await RawClient.hostCloses(after: hostile.bytes, at: address, within: Self.handshakeTimeout)

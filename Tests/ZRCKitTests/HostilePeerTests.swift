@@ -25,7 +25,7 @@ import ZRCProtocol
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         let address = try await harness.start()
         let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
 
         // Runs until stopped below (the duration is only a bound should the test die first).
         let flood = ConnectionFlood(port: address.port, idle: 100, identified: 20, duration: .seconds(600))
@@ -72,7 +72,7 @@ import ZRCProtocol
         let harness = try HostHarness()
         let address = try await harness.start()
         let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
 
         // 8 each: exactly what one source may hold, so together they fill all 64 general slots
         // (more per source would only be refused at once and re-opened in a tight loop, which
@@ -136,7 +136,7 @@ import ZRCProtocol
         let harness = try HostHarness()
         _ = try await harness.start()
         let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
         harness.clock.advance(by: hostClockOffset)
         let error = await #expect(throws: ControllerError.self) { try await controller.connect(to: "desk") }
         #expect(error?.kind == .rejected(.clockSkew), "\(String(describing: error))")
@@ -151,7 +151,7 @@ import ZRCProtocol
         let harness = try HostHarness()
         _ = try await harness.start()
         let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
         var sessions: [ControllerSession] = []
         for _ in 0..<4 { sessions.append(try await controller.connect(to: "desk")) }
         let error = await #expect(throws: ControllerError.self) { try await controller.connect(to: "desk") }
@@ -179,9 +179,9 @@ import ZRCProtocol
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         let address = try await harness.start()
         let (flooder, flooderIdentity) = harness.controller(name: "flooder")
-        _ = try await flooder.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(flooder, name: "desk")
         let (good, _) = harness.controller(name: "good")
-        _ = try await good.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(good, name: "desk")
         let session = try await good.connect(to: "desk")
 
         let floods = (0..<3).map { _ in
@@ -223,7 +223,7 @@ import ZRCProtocol
         let harness = try HostHarness(sharing: ScreenSharing(source: screen, input: screen, makeEncoder: { RawRegionCodec() }))
         let address = try await harness.start()
         let (controller, identity) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
         try await harness.stoppingAfter {
             let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(5))
             // Reads (so the host is never blocked on writing), acknowledging nothing: once the first

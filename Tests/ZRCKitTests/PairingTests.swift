@@ -11,7 +11,7 @@ import ZRCStorage
         _ = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, identity) = harness.controller(name: "laptop")
-            let host = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            let host = try await harness.pair(controller, name: "desk")
             #expect(host.name == "desk")
             #expect(host.hostName == "test-host")
             #expect(host.publicKey == harness.hostIdentity.publicKey)

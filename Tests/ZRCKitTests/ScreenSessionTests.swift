@@ -13,7 +13,7 @@ import ZRCProtocol
         let harness = try HostHarness(sharing: sharing)
         _ = try await harness.start()
         let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
         return (harness, controller)
     }
 

@@ -98,7 +98,7 @@ import NIOCore
         let address = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, identity) = harness.controller()
-            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(controller, name: "desk")
 
             let channel = try await TCPEndpoint.connect(host: address.host, port: Int(address.port), timeout: .seconds(2))
             try await channel.executeThenClose { inbound, outbound in

@@ -13,7 +13,7 @@ import ZRCStorage
         _ = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, _) = harness.controller(name: "laptop")
-            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(controller, name: "desk")
             let session = try await controller.connect(to: "desk")
             _ = try await session.ping()
 
@@ -34,9 +34,9 @@ import ZRCStorage
         _ = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, _) = harness.controller(name: "laptop")
-            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(controller, name: "desk")
             let (other, _) = harness.controller(name: "tablet")
-            _ = try await other.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(other, name: "desk")
             let session = try await controller.connect(to: "desk")
             let kept = try await other.connect(to: "desk")
             _ = try await session.ping(timeout: .seconds(60))
@@ -84,7 +84,7 @@ import ZRCStorage
         let address = try await harness.start()
         try await harness.stoppingAfter {
             let (controller, identity) = harness.controller()
-            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(controller, name: "desk")
 
             let handshake = try ControllerHandshake(
                 purpose: .session(requested: []), localStatic: identity, hostKey: harness.hostIdentity.publicKey,
@@ -104,7 +104,7 @@ import ZRCStorage
         _ = try await harness.start()
         try await harness.stoppingAfter {
             let (paired, _) = harness.controller()
-            let host = try await paired.pair(inviteText: try await harness.invite(), name: "desk")
+            let host = try await harness.pair(paired, name: "desk")
             let (stranger, _) = harness.controller(name: "stranger")
             try await stranger.knownHosts.add(host)
             let error = await #expect(throws: ControllerError.self) { try await stranger.connect(to: "desk") }

@@ -39,7 +39,7 @@ import ZRCTestSupport
         let harness = try HostHarness(sharing: sharing)
         _ = try await harness.start()
         let (controller, _) = harness.controller()
-        _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+        _ = try await harness.pair(controller, name: "desk")
         try await harness.stoppingAfter {
             var sessions: [ControllerSession] = []
             for _ in 0..<3 { sessions.append(try await controller.connect(to: "desk")) }

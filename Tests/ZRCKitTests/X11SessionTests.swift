@@ -34,7 +34,7 @@ import ZRCXTestSupport
             _ = try await harness.start()
             let decoders = try FrameCodec.decoderFactory()
             controller = harness.controller(makeDecoder: decoders).0
-            _ = try await controller.pair(inviteText: try await harness.invite(), name: "desk")
+            _ = try await harness.pair(controller, name: "desk")
         }
 
         func stop() async { await harness.stop() }
