@@ -13,6 +13,10 @@ let nio: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOPosix", package: "swift-nio"),
 ]
+let webServer: [Target.Dependency] = [
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOWebSocket", package: "swift-nio"),
+]
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
@@ -103,6 +107,19 @@ let package = Package(
         // `zrc-ctl view`: the viewer loop wiring a controller session to the terminal.
         .target(name: "ZRCViewerKit", dependencies: ["ZRCControllerKit", "ZRCViewer", "ZRCTerminal", "ZRCNetworking", "ZRCProtocol", logging],
                 swiftSettings: strict),
+        // The browser viewer's pure logic: the local server's gate (token, cookie, Host, Origin) and
+        // the page's messages both ways.
+        .target(name: "ZRCWebViewer", dependencies: ["ZRCProtocol", "ZRCFrames"], swiftSettings: strict),
+        // The browser viewer's page (HTML, CSS, JavaScript modules in page/), compiled in by EmbedPage.
+        .target(name: "ZRCWebPage", exclude: ["page"], swiftSettings: strict, plugins: ["EmbedPage"]),
+        .executableTarget(name: "zrc-embed", path: "Tools/embed", swiftSettings: strict),
+        .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["zrc-embed"]),
+        // `zrc-ctl view --web`: the session kept as the terminal viewer keeps it, shown in a local
+        // page over a loopback HTTP server and WebSocket (SwiftNIO's HTTP/1 and WebSocket).
+        .target(name: "ZRCWebViewerKit",
+                dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewerKit", "ZRCViewer", "ZRCControllerKit", "ZRCNetworking", "ZRCProtocol",
+                               "ZRCFrames", logging] + nio + webServer,
+                swiftSettings: strict),
         // The X11 screen as a host `ScreenSource`/`InputSink`: the kit's seam filled by the X11 adapter.
         .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging],
                 swiftSettings: strict),
@@ -120,7 +137,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "zrc-ctl",
-            dependencies: ["ZRCControllerKit", "ZRCViewerKit", "ZRCViewer", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
+            dependencies: ["ZRCControllerKit", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
                            "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging],
             swiftSettings: strict),
 
@@ -160,6 +177,8 @@ let package = Package(
                                    propertyBased] + nio,
                     swiftSettings: strict),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased],
+                    swiftSettings: strict),
+        .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewer", "ZRCProtocol", "ZRCFrames", propertyBased],
                     swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport"], swiftSettings: strict),
     ]

@@ -30,9 +30,12 @@ REACH_PACKAGES=(
 )
 # Test: real terminals for the viewer tests (xterm above, tmux, kitty with Mesa's software OpenGL,
 # since Xvfb has no GPU), the schema checker, X clients that own and read selections (xclip, xsel),
-# an independent PNG reader (netpbm's pngtopnm), and openssl for the broker tests' certificates.
+# an independent PNG reader (netpbm's pngtopnm), openssl for the broker tests' certificates, and
+# Debian's chromium for the browser viewer's tests (driven by Playwright for Python from PyPI in
+# a venv: Tools/install-playwright.sh).
 TEST_PACKAGES=(
   tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel netpbm openssl
+  chromium python3-venv
 )
 
 # Network laboratory (tests and `zrc-bench links`): namespaces, shaping and NFQUEUE delay need

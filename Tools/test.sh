@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 "$(pwd)/Tools/install-deps.sh" --with-test
+ZRC_PLAYWRIGHT_PYTHON="$("$(pwd)/Tools/install-playwright.sh")"
+export ZRC_PLAYWRIGHT_PYTHON
 
 if ! command -v swift >/dev/null 2>&1; then
   if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else

@@ -18,6 +18,8 @@ struct ControllerDialer: Sendable {
     let capabilities: Capabilities
     /// Sessions keep track of which pixels are exact (screenshots).
     var exactPictures = false
+    /// Frames are acknowledged by the viewer once shown (see `ControllerConfiguration`).
+    var viewerAcknowledges = false
 
     /// Tries the addresses in order until a handshake completes. An address may reach another
     /// service or another machine (invites list every interface), so a failure there only moves on;
@@ -128,7 +130,8 @@ struct ControllerDialer: Sendable {
                 }
                 timer.cancel()
                 guard let response else { return }
-                let session = ControllerSession(response: response, decoder: makeDecoder?(), path: path, tracksExactness: exactPictures)
+                let session = ControllerSession(response: response, decoder: makeDecoder?(), path: path, tracksExactness: exactPictures,
+                                                viewerAcknowledges: viewerAcknowledges)
                 established = session
                 let end = await SecureConnectionLoop.run(
                     channel: try handshake.establish(), inbound: &iterator, outbound: outbound, nioChannel: channel.channel,

@@ -94,8 +94,10 @@ public actor ControllerSession {
         try? await send(.pictureRequest(request))
     }
 
-    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?, path: TransportPath, tracksExactness: Bool = false) {
+    init(response: HandshakeResponsePayload, decoder: (any RegionDecoder)?, path: TransportPath, tracksExactness: Bool = false,
+         viewerAcknowledges: Bool = false) {
         compositor = FrameCompositor(tracksExactness: tracksExactness)
+        self.viewerAcknowledges = viewerAcknowledges
         self.path = path
         self.decoder = decoder
         hostName = TerminalSafeText.sanitized(response.hostName)
@@ -168,11 +170,40 @@ public actor ControllerSession {
             await connection?.close(reason: .protocolError, text: "a frame update could not be applied: \(error)")
             return
         }
-        try? await connection?.send(.frameAck(frameID: update.frameID, receivedMicros: received, decodedMicros: lastReceipt.decoded))
+        if viewerAcknowledges {
+            unacknowledged.append(PendingAck(version: compositor.version, frameID: update.frameID, received: received, decoded: lastReceipt.decoded))
+            // A host that ignores its window of unacknowledged updates cannot grow this list.
+            if unacknowledged.count > Self.maximumUnacknowledged {
+                await acknowledgeFrames(through: unacknowledged[unacknowledged.count - Self.maximumUnacknowledged - 1].version)
+            }
+        } else {
+            try? await connection?.send(.frameAck(frameID: update.frameID, receivedMicros: received, decodedMicros: lastReceipt.decoded))
+        }
         eventSink.yield(.frame(version: compositor.version))
     }
 
+    /// A decoded update the viewer has not shown yet (`viewerAcknowledges`).
+    struct PendingAck {
+        let version: UInt64
+        let frameID: UInt64
+        let received: UInt64
+        let decoded: UInt64
+    }
+
+    static let maximumUnacknowledged = 64
+
+    /// The viewer has shown the picture up to `version`: acknowledges every update that went into
+    /// it, which lets the host send more. Only for sessions whose viewer acknowledges.
+    public func acknowledgeFrames(through version: UInt64) async {
+        while let first = unacknowledged.first, first.version <= version {
+            unacknowledged.removeFirst()
+            try? await connection?.send(.frameAck(frameID: first.frameID, receivedMicros: first.received, decodedMicros: first.decoded))
+        }
+    }
+
     private var receivedTotal = 0
+    private let viewerAcknowledges: Bool
+    private var unacknowledged: [PendingAck] = []
     private var lastReceipt: (received: UInt64, decoded: UInt64) = (0, 0)
 
     /// Encrypted bytes received from the host so far (for bandwidth displays).

@@ -24,6 +24,10 @@ public struct ControllerConfiguration: Sendable {
     /// Track which pixels of the picture are exactly the host's (`ComposedFrame.isExact`): what a
     /// screenshot waits for.
     public var exactPictures = false
+    /// The viewer acknowledges frames once it has shown them (`ControllerSession.acknowledgeFrames`)
+    /// instead of the session acknowledging each as soon as it is decoded: a slow display (a
+    /// browser tab) then slows the host rather than letting a backlog build up behind it.
+    public var viewerAcknowledges = false
 
     public init(agent: String = "zrc-ctl/0.1 (linux)", connectTimeout: Duration = .seconds(5),
                 handshakeTimeout: Duration = .seconds(10), keepaliveInterval: Duration = .seconds(5),
@@ -66,7 +70,8 @@ public struct ZRCController: Sendable {
             connectTimeout: configuration.connectTimeout, handshakeTimeout: configuration.handshakeTimeout,
             timings: ConnectionTimings(keepaliveInterval: configuration.keepaliveInterval,
                                        deadPeerTimeout: configuration.deadPeerTimeout),
-            makeDecoder: configuration.makeDecoder, capabilities: configuration.announced, exactPictures: configuration.exactPictures)
+            makeDecoder: configuration.makeDecoder, capabilities: configuration.announced, exactPictures: configuration.exactPictures,
+            viewerAcknowledges: configuration.viewerAcknowledges)
         reacher = HostReacher(dialer: dialer,
                               rendezvous: RendezvousDialer(identity: identity, crypto: crypto, reach: configuration.reach, logger: logger),
                               reach: configuration.reach, crypto: crypto)

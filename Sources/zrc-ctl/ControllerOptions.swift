@@ -63,13 +63,15 @@ struct ControllerContext {
     /// `showsScreen` asks hosts for frames (decoded with libjpeg-turbo); `ping` and the like do not.
     /// `wantsClipboard` asks for the host's clipboard changes (unless controller.json turns the
     /// clipboard off).
-    func controller(showsScreen: Bool = false, wantsClipboard: Bool = false, exactPictures: Bool = false) throws(CommandError) -> ZRCController {
+    func controller(showsScreen: Bool = false, wantsClipboard: Bool = false, exactPictures: Bool = false,
+                    viewerAcknowledges: Bool = false) throws(CommandError) -> ZRCController {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
         var configuration = ControllerConfiguration(reach: ReachWiring.controllerReach(config))
         configuration.wantsClipboard = wantsClipboard && config.clipboard
         configuration.exactPictures = exactPictures
+        configuration.viewerAcknowledges = viewerAcknowledges
         if showsScreen {
             configuration.makeDecoder = try FrameCodec.decoderFactory()
         }

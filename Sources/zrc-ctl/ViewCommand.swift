@@ -5,6 +5,7 @@ import ZRCCommandSupport
 import ZRCControllerKit
 public import ZRCViewer
 import ZRCViewerKit
+import ZRCWebViewerKit
 
 struct ViewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,7 +46,20 @@ struct ViewCommand: AsyncParsableCommand {
     @Flag(help: "Write every copy the host makes into this terminal's clipboard without asking (controller.json: \"clipboardFromHost\": true). Off by default: anything on the host's display can set its clipboard, and what lands here may be pasted into a local shell.")
     var clipboardFromHost = false
 
+    @Flag(help: "Show the screen in a browser window instead of this terminal: every pixel, true colour, your keyboard layout, touch. Prints the page's address (keep it private: it holds the page's token) and opens it when this runs in a desktop session.")
+    var web = false
+
+    @Option(help: "With --web: the loopback address and port to serve the page on (default 127.0.0.1:0, any free port).")
+    var listen = "127.0.0.1:0"
+
+    @Flag(help: "With --web: print the page's address but do not open a browser.")
+    var noOpen = false
+
     func validate() throws {
+        if LoopbackAddress(listen) == nil {
+            throw ValidationError("--listen `\(listen)` is not a loopback address and port (127.0.0.1:PORT, [::1]:PORT, localhost:PORT): the page is never served to other machines")
+        }
+        if !web, listen != "127.0.0.1:0" || noOpen { throw ValidationError("--listen and --no-open go with --web") }
         if noClipboard, clipboardFromHost { throw ValidationError("--no-clipboard and --clipboard-from-host contradict each other") }
         guard (1...240).contains(maxFPS) else { throw ValidationError("--max-fps must be between 1 and 240") }
         guard let probe = DurationText.duration(probeTimeout), probe > .zero, probe <= .seconds(60) else {
@@ -57,10 +71,20 @@ struct ViewCommand: AsyncParsableCommand {
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let clipboard = !noClipboard && context.config.clipboard
-            let controller = try context.controller(showsScreen: true, wantsClipboard: clipboard)
+            // The browser acknowledges what it drew, and the host's pace follows it.
+            let controller = try context.controller(showsScreen: true, wantsClipboard: clipboard, viewerAcknowledges: web)
             // Fail before taking over the terminal when the name is unknown.
             _ = try await context.knownHost(named: name)
             let name = self.name
+            if web {
+                let exit = try await WebView.run(
+                    configuration: WebViewerConfiguration(hostName: name, viewOnly: viewOnly, clipboard: clipboard,
+                                                          clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost)),
+                    listen: LoopbackAddress(listen)!, open: !noOpen, logger: context.logger,
+                    openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) })
+                try Self.finish(exit, name: name)
+                return
+            }
             let viewer = TerminalViewer(
                 configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS,
                                                    probeTimeout: DurationText.duration(probeTimeout) ?? .milliseconds(800),
@@ -68,17 +92,20 @@ struct ViewCommand: AsyncParsableCommand {
                                                    clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost)),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
                 makeRenderer: Self.makeRenderer, logger: context.logger)
-            let exit = await viewer.run()
-            switch exit {
-            case .detached:
-                Console.line("Left the viewer of `\(name)`.")
-            case .terminalClosed:
-                break
-            case .signal(let number):
-                throw ExitCode(128 + number)
-            case .stopped(let message):
-                throw CommandError(.refused, message)
-            }
+            try Self.finish(await viewer.run(), name: name)
+        }
+    }
+
+    static func finish(_ exit: ViewerExit, name: String) throws {
+        switch exit {
+        case .detached:
+            Console.line("Left the viewer of `\(name)`.")
+        case .terminalClosed:
+            break
+        case .signal(let number):
+            throw ExitCode(128 + number)
+        case .stopped(let message):
+            throw CommandError(.refused, message)
         }
     }
 

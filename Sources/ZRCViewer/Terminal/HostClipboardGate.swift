@@ -28,8 +28,12 @@ public struct HostClipboardGate: Sendable {
     public static let requestLifetime: UInt64 = 10_000_000
     private var requestedUntil: UInt64?
 
-    public init(acceptsEverything: Bool) {
+    /// How the offer tells the user to take a copy ("Ctrl+] c" in a terminal, a button's name in the page).
+    public let takeHint: String
+
+    public init(acceptsEverything: Bool, takeHint: String = "Ctrl+] c") {
         self.acceptsEverything = acceptsEverything
+        self.takeHint = takeHint
     }
 
     /// Whether a request is waiting for its answer at `now`.
@@ -55,7 +59,7 @@ public struct HostClipboardGate: Sendable {
             return .write(content)
         }
         requestedUntil = nil
-        return .offer("host copied \(Self.size(of: text)) — Ctrl+] c to take \(Self.pronoun(of: text))")
+        return .offer("host copied \(Self.size(of: text)) — \(takeHint) to take \(Self.pronoun(of: text))")
     }
 
     /// "2 lines", "1 line", "40 characters" (a single line is counted in characters).

@@ -1,0 +1,199 @@
+// The browser viewer: a local display for zrc-ctl, which alone holds the session with the host.
+// Exchanges the URL's token for a cookie, opens the local WebSocket, draws frames on animation
+// frames and acknowledges what it drew, and forwards input.
+import { decodeUpdate, encode, Command } from "./wire.js";
+import { ScreenView } from "./view.js";
+import { InputForwarder } from "./input.js";
+import { TouchGestures } from "./touch.js";
+import { StatusBar } from "./status.js";
+import { CursorStyle } from "./cursor.js";
+import { ClipboardBridge } from "./clipboard.js";
+
+const $ = (id) => document.getElementById(id);
+
+class Viewer {
+  constructor() {
+    this.area = $("screen-area");
+    this.canvas = $("screen");
+    this.sink = $("keyboard-sink");
+    this.view = new ScreenView(this.area, this.canvas);
+    this.status = new StatusBar($("status"));
+    this.cursor = new CursorStyle(this.canvas);
+    this.socket = null;
+    this.pending = [];          // frames received, not yet drawn
+    this.drawScheduled = false;
+    this.viewOnly = false;
+    this.ended = false;
+    this.lastRequest = "";
+    this.stats = { drawn: 0, since: performance.now(), lastDrawn: null };
+    const send = (bytes) => this.send(bytes);
+    const isViewOnly = () => this.viewOnly;
+    this.input = new InputForwarder({ view: this.view, send, sink: this.sink, isViewOnly, onLocalKey: (e) => this.localKey(e) });
+    this.input.onZoom = () => this.relayout();
+    this.touch = new TouchGestures({ view: this.view, send, isViewOnly, onZoom: () => this.relayout() });
+    this.clipboard = new ClipboardBridge({ send, status: this.status, box: $("paste-box"), isViewOnly });
+  }
+
+  async start() {
+    this.input.attach(this.canvas);
+    this.touch.attach(this.canvas);
+    this.wireToolbar();
+    new ResizeObserver(() => this.relayout()).observe(this.area);
+    window.matchMedia?.(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener?.("change", () => this.relayout());
+    try {
+      await this.exchangeToken();
+    } catch (error) {
+      this.status.fail(`${error.message}`);
+      return;
+    }
+    this.connect();
+  }
+
+  /** The token rides in the fragment (never sent in a request line or Referer); trade it once for the cookie. */
+  async exchangeToken() {
+    const match = /(?:^#|&)token=([0-9a-f]{32})(?:&|$)/.exec(location.hash);
+    if (!match) return;  // a reload: the cookie is already set
+    history.replaceState(null, "", location.pathname);
+    const response = await fetch("/session", { method: "POST", headers: { "X-ZRC-Token": match[1] }, credentials: "same-origin", cache: "no-store" });
+    if (response.status !== 204) throw new Error("this viewer's address is no longer valid: run `zrc-ctl view NAME --web` again");
+  }
+
+  connect() {
+    const socket = new WebSocket(`ws://${location.host}/socket`);
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    socket.addEventListener("message", (event) => this.receive(event.data));
+    socket.addEventListener("close", () => {
+      if (!this.ended) this.status.fail("zrc-ctl is gone: this page no longer shows anything");
+      this.ended = true;
+      this.cursor.reset();
+    });
+  }
+
+  send(bytes) {
+    if (this.socket?.readyState === WebSocket.OPEN && !this.ended) this.socket.send(bytes);
+  }
+
+  receive(data) {
+    if (!(data instanceof ArrayBuffer)) return;
+    let update;
+    try {
+      update = decodeUpdate(data);
+    } catch (error) {
+      console.warn(`zrc: dropped a message from zrc-ctl: ${error.message}`);
+      return;
+    }
+    switch (update.type) {
+      case "hello":
+        this.viewOnly = update.viewOnly;
+        this.status.hello(update);
+        this.clipboard.setAllowed(update.clipboard);
+        this.relayout(true);
+        break;
+      case "frame":
+        this.pending.push(update);
+        this.scheduleDraw();
+        break;
+      case "cursor":
+        this.cursor.setShape(update.shape, this.view);
+        break;
+      case "cursorVisible":
+        this.cursor.setVisible(update.visible);
+        break;
+      case "status":
+        this.viewOnly = !!update.status.viewOnly;
+        this.status.update(update.status, this.drawRate());
+        break;
+      case "clipboard":
+        this.clipboard.fromHost(update.text);
+        break;
+      case "end":
+        this.ended = true;
+        this.status.fail(update.takenOver ? "another tab took over this viewer" : `session ended: ${update.reason}`);
+        this.socket?.close();
+        break;
+    }
+  }
+
+  scheduleDraw() {
+    if (this.drawScheduled) return;
+    this.drawScheduled = true;
+    requestAnimationFrame((time) => this.draw(time));
+  }
+
+  /** Draws every frame that came since the last animation frame, in order, then says so. */
+  draw(time) {
+    this.drawScheduled = false;
+    if (this.pending.length === 0) return;
+    let screenChanged = false;
+    for (const frame of this.pending) screenChanged = this.view.apply(frame) || screenChanged;
+    const version = this.pending[this.pending.length - 1].version;
+    this.pending = [];
+    this.stats.drawn += 1;
+    this.stats.lastDrawn = time;
+    if (screenChanged) this.relayout(true);
+    this.send(encode.drawn(version));
+    // Benchmarks and tests read this: what the canvas shows, and when it was drawn.
+    window.zrcDrawn = { version, time, count: (window.zrcDrawn?.count ?? 0) + 1 };
+  }
+
+  drawRate() {
+    const now = performance.now(), seconds = (now - this.stats.since) / 1000;
+    const rate = seconds > 0 ? this.stats.drawn / seconds : 0;
+    this.stats = { drawn: 0, since: now, lastDrawn: this.stats.lastDrawn };
+    return rate;
+  }
+
+  /** Sizes the canvas and asks for the picture it shows (only when that changed). */
+  relayout(force = false) {
+    const wanted = this.view.layout();
+    this.cursor.rescale(this.view);
+    if (!wanted) return;
+    const key = `${wanted.width}x${wanted.height}@${wanted.region.x},${wanted.region.y},${wanted.region.width},${wanted.region.height}`;
+    if (!force && key === this.lastRequest) return;
+    this.lastRequest = key;
+    this.send(encode.view(wanted.width, wanted.height, wanted.region));
+  }
+
+  localKey(event) {
+    // Holding Esc leaves fullscreen (the browser's own rule); F11 stays the browser's.
+    if (event.key === "F11") return false;
+    return false;
+  }
+
+  wireToolbar() {
+    $("disconnect").addEventListener("click", () => {
+      this.send(encode.command(Command.disconnect));
+      this.ended = true;
+      this.status.fail("disconnected");
+    });
+    $("fullscreen").addEventListener("click", () => this.toggleFullscreen());
+    $("scale").addEventListener("change", (e) => { this.view.setMode(e.target.value); this.relayout(); });
+    $("keys").addEventListener("change", (e) => {
+      if (e.target.value === "ctrl-alt-delete") this.send(encode.command(Command.ctrlAltDelete));
+      e.target.value = "";
+      this.sink.focus();
+    });
+    $("take-clipboard").addEventListener("click", () => { this.send(encode.command(Command.takeHostClipboard)); this.sink.focus(); });
+    $("paste-button").addEventListener("click", () => this.clipboard.openBox());
+    $("touchpad").addEventListener("change", (e) => { this.touch.touchpad = e.target.checked; this.sink.focus(); });
+    this.area.addEventListener("pointerdown", () => this.sink.focus({ preventScroll: true }));
+  }
+
+  async toggleFullscreen() {
+    if (document.fullscreenElement) {
+      navigator.keyboard?.unlock?.();
+      await document.exitFullscreen();
+      return;
+    }
+    await document.documentElement.requestFullscreen();
+    // In fullscreen the page takes the keyboard, so Alt+Tab, Super and Ctrl+W reach the host;
+    // holding Esc leaves, as the browser tells the user.
+    try { await navigator.keyboard?.lock?.(); } catch { /* not offered: keys stay the browser's */ }
+    this.sink.focus();
+  }
+}
+
+const viewer = new Viewer();
+window.zrcViewer = viewer;
+viewer.start();

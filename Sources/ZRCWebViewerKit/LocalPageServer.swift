@@ -1,0 +1,238 @@
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import Synchronization
+import ZRCNetworking
+public import ZRCWebViewer
+import ZRCWebPage
+
+/// The browser viewer's local HTTP and WebSocket server: loopback only, every request through
+/// `LocalPageGate`, the page's files from the binary, and each accepted WebSocket handed over as
+/// a `PageLink`.
+public final class LocalPageServer: Sendable {
+    /// Open connections at most (HTTP and WebSocket together); more are closed at once.
+    public static let maximumConnections = 16
+    /// An HTTP connection lives this long at most (a page needs a handful of requests).
+    static let httpLifetime: Duration = .seconds(30)
+
+    public let port: Int
+    private let gateBox: GateBox
+    private let refusalsLogged = Mutex<Set<LocalPageGate.Refusal>>([])
+    private let openConnections = Atomic<Int>(0)
+    private let serverChannel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>
+    private let logger: Logger
+    private let randomBytes: @Sendable (Int) -> [UInt8]
+
+    enum Negotiated: Sendable {
+        case socket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>)
+        case refused
+    }
+
+    /// Binds `host` (a loopback address) and `port` (0: any free port). `randomBytes` gives the
+    /// token and cookies (a cryptographic source).
+    public static func bind(host: String, port: Int, logger: Logger, randomBytes: @escaping @Sendable (Int) -> [UInt8]) async throws -> LocalPageServer {
+        let token = randomBytes(16)
+        let box = GateBox()
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 16)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try Self.configure(channel, gate: box, logger: logger, randomBytes: randomBytes)
+                }
+            }
+        let boundPort = server.channel.localAddress?.port ?? port
+        let gate = LocalPageGate(port: boundPort, token: token, files: Set(PageFiles.all.keys))
+        box.gate.withLock { $0 = gate }
+        return LocalPageServer(port: boundPort, gate: box, channel: server, logger: logger, randomBytes: randomBytes)
+    }
+
+    private init(port: Int, gate: GateBox, channel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>, logger: Logger,
+                 randomBytes: @escaping @Sendable (Int) -> [UInt8]) {
+        self.port = port
+        self.gateBox = gate
+        self.serverChannel = channel
+        self.logger = logger
+        self.randomBytes = randomBytes
+    }
+
+    /// The page's address with the token in its fragment.
+    public var pageURL: String { gateBox.gate.withLock { $0?.pageURL ?? "" } }
+
+    /// Serves until cancelled; each WebSocket that passed the gate goes to `accept`.
+    public func run(accept: @escaping @Sendable (PageLink) async -> Void) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await serverChannel.executeThenClose { inbound in
+                for try await negotiation in inbound {
+                    group.addTask { await self.serve(negotiation, accept: accept) }
+                }
+            }
+        }
+    }
+
+    /// Stops accepting and closes the listening socket.
+    public func close() async {
+        try? await serverChannel.channel.close()
+    }
+
+    private func serve(_ negotiation: EventLoopFuture<Negotiated>, accept: @Sendable (PageLink) async -> Void) async {
+        guard openConnections.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
+            openConnections.wrappingSubtract(1, ordering: .relaxed)
+            logOnce(nil, "more than \(Self.maximumConnections) connections at once: closing the newest")
+            if case .http(let channel)? = try? await negotiation.get() { try? await channel.channel.close() }
+            if case .socket(let channel)? = try? await negotiation.get() { try? await channel.channel.close() }
+            return
+        }
+        defer { openConnections.wrappingSubtract(1, ordering: .relaxed) }
+        do {
+            switch try await negotiation.get() {
+            case .socket(let channel):
+                await PageLink.run(channel, logger: logger, accept: accept)
+            case .http(let channel):
+                try await serveHTTP(channel)
+            case .refused:
+                return
+            }
+        } catch {
+            logger.debug("page connection ended: \(error)")
+        }
+    }
+
+    private func serveHTTP(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws {
+        let deadline = TCPEndpoint.closeAfter(Self.httpLifetime, channel: channel.channel)
+        defer { deadline.cancel() }
+        try await channel.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            var bodyBytes = 0
+            for try await part in inbound {
+                switch part {
+                case .head(let received):
+                    head = received
+                    bodyBytes = 0
+                case .body(let buffer):
+                    bodyBytes += buffer.readableBytes
+                    if bodyBytes > LocalPageGate.maximumBodyBytes {
+                        logOnce(.bodyTooLarge, LocalPageGate.Refusal.bodyTooLarge.text)
+                        try await respond(outbound, status: 413, keepAlive: false, head: head)
+                        return
+                    }
+                case .end:
+                    guard let request = head else { return }
+                    head = nil
+                    let keepAlive = try await answer(request, outbound: outbound)
+                    if !keepAlive { return }
+                }
+            }
+        }
+    }
+
+    /// Answers one request; false when the connection should close.
+    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws -> Bool {
+        let request = PageRequest(head)
+        let random = randomBytes
+        let decision = gateBox.gate.withLock { $0?.decide(request, freshCookie: { random(16) }) } ?? .refuse(status: 503, reason: .notFound)
+        switch decision {
+        case .file(let path):
+            guard let file = PageFiles.all[path] else {
+                try await respond(outbound, status: 404, keepAlive: head.isKeepAlive, head: head)
+                return head.isKeepAlive
+            }
+            try await respond(outbound, status: 200, contentType: file.contentType,
+                              body: head.method == .HEAD ? nil : file.bytes, contentLength: file.bytes.count,
+                              keepAlive: head.isKeepAlive, head: head)
+            return head.isKeepAlive
+        case .issueCookie(let setCookie):
+            logger.info("the page exchanged its token for a cookie")
+            try await respond(outbound, status: 204, extra: [("Set-Cookie", setCookie)], keepAlive: head.isKeepAlive, head: head)
+            return head.isKeepAlive
+        case .upgrade:
+            // Passed the gate but asked for no WebSocket upgrade.
+            try await respond(outbound, status: 400, keepAlive: false, head: head)
+            return false
+        case .refuse(let status, let reason):
+            logOnce(reason, "refused \(head.method) \(TerminalSafeTextForLog.clean(request.path)): \(reason.text)")
+            try await respond(outbound, status: status, keepAlive: false, head: head)
+            return false
+        }
+    }
+
+    private func respond(_ outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>, status: Int,
+                         contentType: String? = nil, body: [UInt8]? = nil, contentLength: Int? = nil,
+                         extra: [(String, String)] = [], keepAlive: Bool, head: HTTPRequestHead?) async throws {
+        var headers = HTTPHeaders(PageSecurityHeaders.all)
+        if let contentType { headers.add(name: "Content-Type", value: contentType) }
+        headers.add(name: "Content-Length", value: "\(contentLength ?? body?.count ?? 0)")
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let response = HTTPResponseHead(version: head?.version ?? .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        try await outbound.write(.head(response))
+        if let body { try await outbound.write(.body(ByteBuffer(bytes: body))) }
+        try await outbound.write(.end(nil))
+    }
+
+    /// Logs each kind of refusal once (a page hammering the server must not flood the log).
+    private func logOnce(_ reason: LocalPageGate.Refusal?, _ text: String) {
+        let first = refusalsLogged.withLock { logged in
+            guard let reason else { return true }
+            return logged.insert(reason).inserted
+        }
+        if first { logger.notice("browser viewer: \(text)") }
+    }
+
+    /// The pipeline: HTTP with small limits; the WebSocket upgrade only when the gate says so.
+    private static func configure(_ channel: any Channel, gate: GateBox, logger: Logger,
+                                  randomBytes: @escaping @Sendable (Int) -> [UInt8]) throws -> EventLoopFuture<Negotiated> {
+        let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
+            maxFrameSize: PageMessage.maximumBytes,
+            shouldUpgrade: { channel, head in
+                let decision = gate.gate.withLock { $0?.decide(PageRequest(head), freshCookie: { randomBytes(16) }) }
+                guard case .upgrade? = decision else {
+                    // Not upgraded: the request goes on as plain HTTP, where the gate answers 403.
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                return channel.eventLoop.makeSucceededFuture(HTTPHeaders(PageSecurityHeaders.all))
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
+                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: PageMessage.maximumBytes))
+                    return Negotiated.socket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
+                }
+            })
+        var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: NIOTypedHTTPServerUpgradeConfiguration(
+            upgraders: [upgrader],
+            notUpgradingCompletionHandler: { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ResponsePartAdapter())
+                    return Negotiated.http(try NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>(
+                        wrappingChannelSynchronously: channel))
+                }
+            }))
+        configuration.decoderConfiguration.maxHeaderListSize = LocalPageGate.maximumHeadBytes
+        configuration.decoderConfiguration.maxHeaderFieldSize = LocalPageGate.maximumHeadBytes
+        configuration.decoderConfiguration.maxHeaderFieldCount = LocalPageGate.maximumHeaderCount
+        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+    }
+}
+
+extension PageRequest {
+    init(_ head: HTTPRequestHead) {
+        self.init(method: head.method.rawValue, target: head.uri, headers: head.headers.map { (name: $0.name, value: $0.value) })
+    }
+}
+
+/// The gate, shared by the event loops (the upgrade check) and the HTTP side; set once the port
+/// is known, right after binding.
+final class GateBox: Sendable {
+    let gate = Mutex<LocalPageGate?>(nil)
+}
+
+/// Printable, bounded request paths for the log (a path is the requester's text).
+enum TerminalSafeTextForLog {
+    static func clean(_ text: String) -> String {
+        String(text.unicodeScalars.prefix(80).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+    }
+}

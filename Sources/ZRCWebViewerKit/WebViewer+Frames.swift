@@ -1,0 +1,44 @@
+import ZRCControllerKit
+import ZRCFrames
+import ZRCProtocol
+import ZRCWebViewer
+
+extension WebViewer {
+    /// Sends the page the newest picture while it has fewer than `framesInFlight` undrawn: only
+    /// what changed since the last one it was sent, newest wins (frames that came meanwhile are
+    /// never sent on their own), the whole picture after a new session, a new page or a new size.
+    func pump() async {
+        guard !state.pumping else {
+            state.pumpAgain = true
+            return
+        }
+        state.pumping = true
+        defer { state.pumping = false }
+        repeat {
+            state.pumpAgain = false
+            guard let page, let session, state.inFlight < Self.framesInFlight else { return }
+            guard let frame = await session.newestFrame(changedSince: state.sentSessionVersion) else { return }
+            guard self.session === session, self.page === page else { return }
+            let mapping = frame.mapping ?? .identity(width: UInt32(frame.pixels.width), height: UInt32(frame.pixels.height))
+            let whole = state.needsWholePicture || mapping != state.sentMapping
+            guard whole || frame.version != state.sentSessionVersion else { return }
+            let rects = whole ? [frame.pixels.bounds] : frame.changedSince
+            let version = state.nextPageVersion()
+            page.send(.frame(PageFrame(version: version, mapping: mapping, pixels: frame.pixels, rects: rects)))
+            state.sent(sessionVersion: frame.version, mapping: mapping)
+        } while state.pumpAgain
+    }
+
+    /// The page drew up to `version`: room for the next frame.
+    func pageDrew(_ version: UInt32) async {
+        if let shown = state.drawn(version) { await session?.acknowledgeFrames(through: shown) }
+        await pump()
+    }
+
+    /// With no page to show them, frames are acknowledged as they come (the host must not stall
+    /// waiting for a tab that was closed); the next page gets the newest picture.
+    func acknowledgeUnshown() async {
+        guard page == nil, let session else { return }
+        await session.acknowledgeFrames(through: .max)
+    }
+}

@@ -1,0 +1,161 @@
+public import Logging
+import ZRCControllerKit
+import ZRCFrames
+import ZRCProtocol
+import ZRCViewer
+public import ZRCViewerKit
+import ZRCWebViewer
+
+/// `zrc-ctl view NAME --web`: keeps the session with the host exactly as the terminal viewer
+/// does (reconnects, view-only, clipboard policy) and shows it in a browser page, which is only a
+/// local display: `zrc-ctl` stays the only end of the Noise session.
+public actor WebViewer {
+    let configuration: WebViewerConfiguration
+    let openSession: SessionOpener
+    let logger: Logger
+
+    var session: ControllerSession?
+    var page: PageLink?
+    var exit: ViewerExit?
+    var exitWaiters: [CheckedContinuation<ViewerExit, Never>] = []
+    var state = WebViewerState()
+    var keyboard = BrowserKeyboard()
+    var clipboardGate: HostClipboardGate
+    var clipboardAvailable = false
+    /// Frames the page has been sent and not yet said it drew.
+    static let framesInFlight = 2
+
+    public init(configuration: WebViewerConfiguration, openSession: @escaping SessionOpener, logger: Logger) {
+        self.configuration = configuration
+        self.openSession = openSession
+        self.logger = logger
+        clipboardGate = HostClipboardGate(acceptsEverything: configuration.clipboardFromHost, takeHint: "Take host clipboard")
+    }
+
+    /// Serves pages from `server` and keeps the session until the page disconnects, `stop` is
+    /// called, or the session cannot go on.
+    public func run(server: LocalPageServer) async -> ViewerExit {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await server.run { link in await self.adopt(link) } }
+            group.addTask { await self.superviseConnection() }
+            group.addTask { await self.tickStatus() }
+            let exit = await self.waitForExit()
+            await server.close()
+            await self.session?.close(text: "the viewer ended")
+            self.page?.send(.end(.ended, reason: Self.describe(exit)))
+            self.page?.close()
+            group.cancelAll()
+            return exit
+        }
+    }
+
+    /// Ends the viewer (a signal, or the page's Disconnect).
+    public func stop(_ exit: ViewerExit) {
+        guard self.exit == nil else { return }
+        self.exit = exit
+        exitWaiters.forEach { $0.resume(returning: exit) }
+        exitWaiters = []
+    }
+
+    private func waitForExit() async -> ViewerExit {
+        if let exit { return exit }
+        return await withCheckedContinuation { exitWaiters.append($0) }
+    }
+
+    static func describe(_ exit: ViewerExit) -> String {
+        switch exit {
+        case .detached: "disconnected"
+        case .signal: "zrc-ctl was stopped"
+        case .stopped(let message): message
+        case .terminalClosed: "zrc-ctl's terminal closed"
+        }
+    }
+
+    // MARK: Pages
+
+    /// A page connected: it takes over from the one before, which is told so.
+    func adopt(_ link: PageLink) {
+        if let previous = page {
+            previous.send(.end(.takenOver, reason: "another tab opened this viewer"))
+            previous.close()
+            logger.notice("browser viewer: a new tab took over")
+        }
+        page = link
+        state.pageAdopted()
+        link.send(.hello(PageHello(viewOnly: isViewOnly, clipboard: clipboardAvailable, hostLabel: configuration.hostName)))
+        sendStatus()
+        Task { await self.pushCursor(force: true) }
+        Task {
+            for await message in link.messages {
+                await self.handle(message, from: link)
+            }
+            await self.pageGone(link)
+        }
+        Task { await self.pump() }
+    }
+
+    private func pageGone(_ link: PageLink) {
+        guard page === link else { return }
+        page = nil
+        // Whatever the page held is let go on the host, and frames no longer wait for it.
+        Task {
+            await self.releaseEverything()
+            await self.acknowledgeUnshown()
+        }
+    }
+
+    var isViewOnly: Bool {
+        configuration.viewOnly || (session?.granted.contains(.viewOnly) ?? false)
+    }
+
+    // MARK: Status
+
+    private func tickStatus() async {
+        while !Task.isCancelled, exit == nil {
+            try? await Task.sleep(for: .milliseconds(500))
+            if let session {
+                state.roundTrip = await session.roundTrip()
+                state.noteReceived(total: await session.receivedBytes(), now: ContinuousClock.now)
+            }
+            await pushCursor(force: false)
+            sendStatus()
+        }
+    }
+
+    func sendStatus() {
+        page?.send(.status(state.statusJSON(host: configuration.hostName, viewOnly: isViewOnly)))
+    }
+
+    func showNotice(_ text: String) {
+        state.notice = (TerminalSafeText.sanitized(text), ContinuousClock.now + .seconds(5))
+        sendStatus()
+    }
+
+    private func pushCursor(force: Bool) async {
+        guard let session, let page else { return }
+        let cursor = await session.pollCursor()
+        if force || cursor.shape?.shapeID != state.sentCursorShape || state.sentCursorShape == nil && cursor.shape != nil {
+            state.sentCursorShape = cursor.shape?.shapeID
+            page.send(.cursor(cursor.shape))
+        }
+        if force || cursor.visible != state.sentCursorVisible {
+            state.sentCursorVisible = cursor.visible
+            page.send(.cursorVisible(cursor.visible))
+        }
+    }
+}
+
+/// How `zrc-ctl view --web` runs.
+public struct WebViewerConfiguration: Sendable {
+    public var hostName: String
+    public var viewOnly: Bool
+    public var clipboard: Bool
+    public var clipboardFromHost: Bool
+
+    public init(hostName: String, viewOnly: Bool = false, clipboard: Bool = true, clipboardFromHost: Bool = false) {
+        self.hostName = hostName
+        self.viewOnly = viewOnly
+        self.clipboard = clipboard
+        self.clipboardFromHost = clipboardFromHost
+    }
+}
