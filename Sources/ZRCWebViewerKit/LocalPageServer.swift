@@ -19,11 +19,16 @@ public final class LocalPageServer: Sendable {
 
     public let port: Int
     private let gateBox: GateBox
-    private let refusalsLogged = Mutex<Set<LocalPageGate.Refusal>>([])
     private let openConnections = Atomic<Int>(0)
-    private let serverChannel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>
+    private let serverChannel: NIOAsyncChannel<Accepted, Never>
     private let logger: Logger
     private let randomBytes: @Sendable (Int) -> [UInt8]
+
+    /// A connection and what its first request made of it.
+    struct Accepted: Sendable {
+        let channel: any Channel
+        let negotiation: EventLoopFuture<Negotiated>
+    }
 
     enum Negotiated: Sendable {
         case socket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
@@ -41,7 +46,7 @@ public final class LocalPageServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try Self.configure(channel, gate: box, logger: logger, randomBytes: randomBytes)
+                    Accepted(channel: channel, negotiation: try Self.configure(channel, gate: box, logger: logger, randomBytes: randomBytes))
                 }
             }
         let boundPort = server.channel.localAddress?.port ?? port
@@ -50,7 +55,7 @@ public final class LocalPageServer: Sendable {
         return LocalPageServer(port: boundPort, gate: box, channel: server, logger: logger, randomBytes: randomBytes)
     }
 
-    private init(port: Int, gate: GateBox, channel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>, logger: Logger,
+    private init(port: Int, gate: GateBox, channel: NIOAsyncChannel<Accepted, Never>, logger: Logger,
                  randomBytes: @escaping @Sendable (Int) -> [UInt8]) {
         self.port = port
         self.gateBox = gate
@@ -66,8 +71,8 @@ public final class LocalPageServer: Sendable {
     public func run(accept: @escaping @Sendable (PageLink) async -> Void) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await serverChannel.executeThenClose { inbound in
-                for try await negotiation in inbound {
-                    group.addTask { await self.serve(negotiation, accept: accept) }
+                for try await accepted in inbound {
+                    group.addTask { await self.serve(accepted, accept: accept) }
                 }
             }
         }
@@ -78,18 +83,22 @@ public final class LocalPageServer: Sendable {
         try? await serverChannel.channel.close()
     }
 
-    private func serve(_ negotiation: EventLoopFuture<Negotiated>, accept: @Sendable (PageLink) async -> Void) async {
+    private func serve(_ accepted: Accepted, accept: @Sendable (PageLink) async -> Void) async {
+        // Until it is a WebSocket, a connection lives `httpLifetime` at most (one that never
+        // finishes its first request included).
+        let lifetime = TCPEndpoint.closeAfter(Self.httpLifetime, channel: accepted.channel)
+        defer { lifetime.cancel() }
         guard openConnections.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
             openConnections.wrappingSubtract(1, ordering: .relaxed)
             logOnce(nil, "more than \(Self.maximumConnections) connections at once: closing the newest")
-            if case .http(let channel)? = try? await negotiation.get() { try? await channel.channel.close() }
-            if case .socket(let channel)? = try? await negotiation.get() { try? await channel.channel.close() }
+            try? await accepted.channel.close()
             return
         }
         defer { openConnections.wrappingSubtract(1, ordering: .relaxed) }
         do {
-            switch try await negotiation.get() {
+            switch try await accepted.negotiation.get() {
             case .socket(let channel):
+                lifetime.cancel()
                 await PageLink.run(channel, logger: logger, accept: accept)
             case .http(let channel):
                 try await serveHTTP(channel)
@@ -97,14 +106,26 @@ public final class LocalPageServer: Sendable {
                 return
             }
         } catch {
+            // A request that is not HTTP fails the negotiation (NIO has answered 400): close.
             logger.debug("page connection ended: \(error)")
+            try? await accepted.channel.close()
         }
     }
 
     private func serveHTTP(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws {
-        let deadline = TCPEndpoint.closeAfter(Self.httpLifetime, channel: channel.channel)
-        defer { deadline.cancel() }
         try await channel.executeThenClose { inbound, outbound in
+            do {
+                try await serveRequests(inbound, outbound)
+            } catch let error as HTTPParserError {
+                let tooLarge = error == .headerOverflow
+                logOnce(tooLarge ? .headTooLarge : nil, tooLarge ? LocalPageGate.Refusal.headTooLarge.text : "a request that is not HTTP: \(error)")
+                try await respond(outbound, status: tooLarge ? 431 : 400, keepAlive: false, head: nil)
+            }
+        }
+    }
+
+    private func serveRequests(_ inbound: NIOAsyncChannelInboundStream<HTTPServerRequestPart>,
+                               _ outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws {
             var head: HTTPRequestHead?
             var bodyBytes = 0
             for try await part in inbound {
@@ -120,13 +141,17 @@ public final class LocalPageServer: Sendable {
                         return
                     }
                 case .end:
-                    guard let request = head else { return }
+                    guard let request = head else {
+                        // NIO keeps no head of a WebSocket upgrade it was told to refuse (the
+                        // gate said why and logged it): the end alone arrives here.
+                        try await respond(outbound, status: 403, keepAlive: false, head: nil)
+                        return
+                    }
                     head = nil
                     let keepAlive = try await answer(request, outbound: outbound)
                     if !keepAlive { return }
                 }
             }
-        }
     }
 
     /// Answers one request; false when the connection should close.
@@ -173,13 +198,8 @@ public final class LocalPageServer: Sendable {
         try await outbound.write(.end(nil))
     }
 
-    /// Logs each kind of refusal once (a page hammering the server must not flood the log).
     private func logOnce(_ reason: LocalPageGate.Refusal?, _ text: String) {
-        let first = refusalsLogged.withLock { logged in
-            guard let reason else { return true }
-            return logged.insert(reason).inserted
-        }
-        if first { logger.notice("browser viewer: \(text)") }
+        gateBox.logOnce(reason, text, logger: logger)
     }
 
     /// The pipeline: HTTP with small limits; the WebSocket upgrade only when the gate says so.
@@ -190,7 +210,10 @@ public final class LocalPageServer: Sendable {
             shouldUpgrade: { channel, head in
                 let decision = gate.gate.withLock { $0?.decide(PageRequest(head), freshCookie: { randomBytes(16) }) }
                 guard case .upgrade? = decision else {
-                    // Not upgraded: the request goes on as plain HTTP, where the gate answers 403.
+                    // Not upgraded: the HTTP side answers 403.
+                    if case .refuse(_, let reason)? = decision {
+                        gate.logOnce(reason, "refused a WebSocket: \(reason.text)", logger: logger)
+                    }
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 return channel.eventLoop.makeSucceededFuture(HTTPHeaders(PageSecurityHeaders.all))
@@ -214,7 +237,9 @@ public final class LocalPageServer: Sendable {
         configuration.decoderConfiguration.maxHeaderListSize = LocalPageGate.maximumHeadBytes
         configuration.decoderConfiguration.maxHeaderFieldSize = LocalPageGate.maximumHeadBytes
         configuration.decoderConfiguration.maxHeaderFieldCount = LocalPageGate.maximumHeaderCount
-        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        let negotiation = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+        try channel.pipeline.syncOperations.addHandler(CloseOnError())
+        return negotiation
     }
 }
 
@@ -224,10 +249,34 @@ extension PageRequest {
     }
 }
 
+/// Closes the connection on a parse error: NIO answers a request it cannot parse with 400 but
+/// left the connection open (holding one of the few slots). Other errors pass on.
+final class CloseOnError: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        context.close(promise: nil)
+    }
+}
+
 /// The gate, shared by the event loops (the upgrade check) and the HTTP side; set once the port
 /// is known, right after binding.
 final class GateBox: Sendable {
     let gate = Mutex<LocalPageGate?>(nil)
+    private let refusalsLogged = Mutex<Set<LocalPageGate.Refusal>>([])
+
+    /// Logs each kind of refusal once (a page hammering the server must not flood the log).
+    func logOnce(_ reason: LocalPageGate.Refusal?, _ text: String, logger: Logger) {
+        let first = refusalsLogged.withLock { logged in
+            guard let reason else { return true }
+            return logged.insert(reason).inserted
+        }
+        if first { logger.notice("browser viewer: \(text)") }
+    }
 }
 
 /// Printable, bounded request paths for the log (a path is the requester's text).
