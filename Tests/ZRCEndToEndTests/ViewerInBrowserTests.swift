@@ -96,3 +96,36 @@ import ZRCXTestSupport
         await web.close()
     }
 }
+
+/// The session's life as the page shows it: a host restart shows "reconnecting" and the picture
+/// comes back; the page's Disconnect ends `zrc-ctl`.
+@Suite(.serialized) struct ViewerInBrowserSessionTests {
+    @Test func aHostRestartShowsReconnectingAndThePictureComesBack() async throws {
+        let web = try await WebViewerRig()
+        let before = try await web.browser.call("eval", ["expression": "window.zrcDrawn.count"])
+        await web.rig.stopHost()
+        try await web.browser.call("waitFor", ["expression": "document.getElementById('status').textContent.includes('reconnecting')"])
+        // Something new on the screen while the host is away, so the returning picture is new.
+        web.rig.client.fill(x: 0, y: 0, width: 64, height: 64, pixel: 0xFF00FF)
+        web.rig.client.sync()
+        try await web.rig.restartHost()
+        try await web.browser.call("waitFor", ["expression": "document.getElementById('status').textContent.includes('connected')",
+                                               "timeout": 90])
+        try await web.browser.call("waitFor", ["expression": """
+            (() => { const d = document.getElementById('screen').getContext('2d').getImageData(8, 8, 1, 1).data;
+                     return d[0] === 255 && d[1] === 0 && d[2] === 255; })()
+            """])
+        let after = try await web.browser.call("eval", ["expression": "window.zrcDrawn.count"])
+        #expect((after["value"] as? Int ?? 0) > (before["value"] as? Int ?? 0))
+        await web.close()
+    }
+
+    @Test func thePagesDisconnectEndsTheViewer() async throws {
+        let web = try await WebViewerRig()
+        try await web.browser.call("click", ["selector": "#disconnect"])
+        let status = await web.viewer.waitForExit(timeout: .seconds(30))
+        #expect(status == 0, "zrc-ctl exits 0: \(web.viewer.stderr)")
+        #expect(web.viewer.stdout.contains("Left the viewer"))
+        await web.close()
+    }
+}
