@@ -145,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", "ZRCMemory", argumentParser,
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", argumentParser,
                            logging],
             swiftSettings: strict),
 
@@ -155,6 +155,9 @@ let package = Package(
 
         // Hostile peers (connection and session floods) for the hostile-peer tests and `zrc-bench flood`.
         .target(name: "ZRCHostKitTesting", dependencies: ["ZRCNetworking", "ZRCProtocol"] + nio, swiftSettings: strict),
+
+        // Headless Chromium under Playwright, for the browser viewer's tests and `zrc-bench web`.
+        .target(name: "ZRCWebTesting", swiftSettings: strict),
 
         // Helpers shared by the test targets.
         .target(name: "ZRCTestSupport", dependencies: [logging], path: "Tests/ZRCTestSupport", swiftSettings: strict),
@@ -180,6 +183,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewer", "ZRCProtocol", "ZRCFrames", propertyBased],
                     swiftSettings: strict),
-        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"], swiftSettings: strict),
     ]
 )

@@ -21,6 +21,7 @@ extension WebViewer {
                 for await event in session.events {
                     switch event {
                     case .frame:
+                        framesReceived += 1
                         await acknowledgeUnshown()
                         await pump()
                     case .message(.error(let code, let text)):

@@ -26,6 +26,7 @@ extension WebViewer {
             let version = state.nextPageVersion()
             page.send(.frame(PageFrame(version: version, mapping: mapping, pixels: frame.pixels, rects: rects)))
             state.sent(sessionVersion: frame.version, mapping: mapping)
+            framesSent += 1
         } while state.pumpAgain
     }
 

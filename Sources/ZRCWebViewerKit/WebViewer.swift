@@ -24,6 +24,9 @@ public actor WebViewer {
     var clipboardAvailable = false
     /// Frames the page has been sent and not yet said it drew.
     static let framesInFlight = 2
+    /// Updates the session decoded, and frames sent to pages (for `zrc-bench web`).
+    public internal(set) var framesReceived = 0
+    public internal(set) var framesSent = 0
 
     public init(configuration: WebViewerConfiguration, openSession: @escaping SessionOpener, logger: Logger) {
         self.configuration = configuration

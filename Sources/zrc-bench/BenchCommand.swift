@@ -17,6 +17,6 @@ struct BenchCommand: AsyncParsableCommand {
             """,
         subcommands: [PipelineCommand.self, LinksCommand.self, CompareCommand.self, LabCheckCommand.self, LinkControllerCommand.self, LatencyCommand.self, FloodCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self,
                       ProbeCommand.self, FloodHostCommand.self, ReachCommand.self, ReachHostCommand.self, ReachControllerCommand.self,
-                      ScreenshotSizeCommand.self],
+                      ScreenshotSizeCommand.self, WebCommand.self, WebViewerChildCommand.self],
         defaultSubcommand: PipelineCommand.self)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZRCXTestSupport
+import ZRCWebTesting
 
 /// The clipboard between the page and the host, with the terminal viewer's policy: a paste in the
 /// page sets the host's clipboard before its keys; a host copy is only offered until "Take host

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZRCXTestSupport
+import ZRCWebTesting
 
 /// Keys from the browser reach a real application on the host as the user's layout produced
 /// them: ASCII, Latin-1, AltGr symbols, a dead key's composed letter, input-method text, and

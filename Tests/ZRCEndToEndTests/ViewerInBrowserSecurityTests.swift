@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZRCXTestSupport
+import ZRCWebTesting
 
 /// The browser viewer's local server under attack from the sources that can reach 127.0.0.1: raw
 /// HTTP as another local user or a DNS-rebound page would send it, a page from another origin in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZRCXTestSupport
+import ZRCWebTesting
 
 /// `zrc-ctl view --web` in Debian's headless Chromium: the picture pixel for pixel, clicks on the
 /// mapped remote pixel at any scale, every button and both wheel axes, view-only, and a second tab

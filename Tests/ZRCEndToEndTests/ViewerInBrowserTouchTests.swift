@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZRCXTestSupport
+import ZRCWebTesting
 
 /// Touch on the browser viewer, with raw multi-touch events (DevTools `Input.dispatchTouchEvent`):
 /// tap = left click where the finger is, long press = right click, one-finger drag = drag,

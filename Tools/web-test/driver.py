@@ -27,7 +27,7 @@ class Driver:
         executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
         args = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                "--disable-backgrounding-occluded-windows"]
+                "--disable-backgrounding-occluded-windows", "--enable-precise-memory-info", "--js-flags=--expose-gc"]
         self.browser = playwright.chromium.launch(executable_path=executable, headless=True, args=args)
         self.context = None
         self.page = None

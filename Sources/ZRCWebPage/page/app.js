@@ -91,6 +91,7 @@ class Viewer {
         this.relayout(true);
         break;
       case "frame":
+        update.receivedAt = performance.now();
         this.pending.push(update);
         this.scheduleDraw();
         break;
@@ -126,15 +127,19 @@ class Viewer {
     this.drawScheduled = false;
     if (this.pending.length === 0) return;
     let screenChanged = false;
-    for (const frame of this.pending) screenChanged = this.view.apply(frame) || screenChanged;
-    const version = this.pending[this.pending.length - 1].version;
+    const frames = this.pending;
+    for (const frame of frames) screenChanged = this.view.apply(frame) || screenChanged;
+    const version = frames[frames.length - 1].version;
     this.pending = [];
+    // Pictures are painted in the order they were made, never an older one after a newer.
+    if (version < (window.zrcDrawn?.version ?? 0)) window.zrcOutOfOrder = (window.zrcOutOfOrder ?? 0) + 1;
     this.stats.drawn += 1;
     this.stats.lastDrawn = time;
     if (screenChanged) this.relayout(true);
     this.send(encode.drawn(version));
     // Benchmarks and tests read this: what the canvas shows, and when it was drawn.
-    window.zrcDrawn = { version, time, count: (window.zrcDrawn?.count ?? 0) + 1 };
+    window.zrcDrawn = { version, time, count: (window.zrcDrawn?.count ?? 0) + 1, frames: (window.zrcDrawn?.frames ?? 0) + frames.length };
+    window.zrcAfterDraw?.(time, frames);
   }
 
   drawRate() {

@@ -1,5 +1,6 @@
 import Foundation
 import ZRCXTestSupport
+import ZRCWebTesting
 
 /// The browser viewer's rig: the viewer tests' host and pattern (`ViewerRig`), `zrc-ctl view desk
 /// --web --no-open`, and headless Chromium with the page open.
