@@ -5,7 +5,8 @@
 # process), the single-stage floors (`zrc-bench floors`), click-to-frame latency with the
 # terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), a
 # controller's pings and the host's memory under attack (`zrc-bench flood`), PNG screenshot size
-# on a desktop (`zrc-bench screenshot`), and, as root, the
+# on a desktop (`zrc-bench screenshot`), the browser viewer in headless Chromium beside the
+# terminal path (`zrc-bench web`, at 1920x1080 and 1280x720), and, as root, the
 # link profiles of the network laboratory (`zrc-bench links`) and reaching a host across NATs
 # (`zrc-bench reach`); arguments go to
 # zrc-bench instead, e.g. `Tools/bench.sh compare` (ZRC beside TigerVNC and x11vnc on every link
@@ -15,6 +16,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 "$(pwd)/Tools/install-deps.sh" --with-bench
+# The browser viewer's benchmark drives Debian's chromium through Playwright for Python.
+ZRC_PLAYWRIGHT_PYTHON="$("$(pwd)/Tools/install-playwright.sh")"
+export ZRC_PLAYWRIGHT_PYTHON
+export ZRC_REPOSITORY="$(pwd)"
 
 if ! command -v swift >/dev/null 2>&1; then
   if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else
@@ -39,6 +44,11 @@ echo
 "$bench" flood
 echo
 "$bench" screenshot
+echo
+# The browser viewer beside the terminal path, at two sizes; the memory soak (10 minutes) once.
+"$bench" web --size 1920x1080
+echo
+"$bench" web --size 1280x720 --soak-seconds 600
 echo
 # The link profiles need network namespaces, tc and iptables: root only.
 if [[ $(id -u) -eq 0 ]]; then

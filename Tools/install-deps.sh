@@ -56,7 +56,7 @@ PACKAGING_PACKAGES=(
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
 case "${1:-}" in
   --with-test) want+=("${TEST_PACKAGES[@]}" "${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}" "${PACKAGING_PACKAGES[@]}") ;;
-  --with-bench) want+=("${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}") ;;
+  --with-bench) want+=("${LAB_PACKAGES[@]}" "${REACH_PACKAGES[@]}" chromium python3-venv) ;;
   --with-packaging) want+=("${PACKAGING_PACKAGES[@]}") ;;
 esac
 
