@@ -43,9 +43,10 @@ extension WebViewer {
             case .move:
                 await send([.pointerMove(x: Int32(x), y: Int32(y))])
             case .press, .release:
-                // The wire carries buttons 1–7; back and forward (8, 9) wait for a host that
-                // announces them.
-                guard button <= 7 else { return }
+                // Back and forward (8, 9) only to a host that announced them.
+                if !InputEvent.basicButtons.contains(button) {
+                    guard let session, await session.hostCapabilities?.contains(.extendedButtons) == true else { return }
+                }
                 let pressed = action == .press
                 if pressed { state.heldButtons.insert(button) } else { state.heldButtons.remove(button) }
                 await send([.button(button, pressed: pressed, x: Int32(x), y: Int32(y))])

@@ -69,8 +69,8 @@ public final class InputInjector {
     /// Presses or releases pointer button `number`: 1–3 left, middle, right; 4–7 scroll up, down,
     /// left, right.
     public func button(_ number: Int, pressed: Bool) throws(X11Error) {
-        guard (1...7).contains(number) else {
-            throw X11Error(.invalidInput, "pointer button \(number) is not one of 1…7")
+        guard (1...9).contains(number) else {
+            throw X11Error(.invalidInput, "pointer button \(number) is not one of 1…9")
         }
         if !pressed && !heldButtons.contains(number) { return }  // nothing of ours to release
         try fake(pressed ? XCB_BUTTON_PRESS : XCB_BUTTON_RELEASE, detail: UInt8(number),

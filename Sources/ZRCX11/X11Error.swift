@@ -19,7 +19,7 @@ public struct X11Error: Error, Sendable, Hashable, CustomStringConvertible {
         /// The server lacks an extension the operation needs (XTEST for input, DAMAGE, XFIXES).
         /// The message names it.
         case extensionMissing
-        /// Input the caller asked for that cannot be injected: a button outside 1…7, a coordinate
+        /// Input the caller asked for that cannot be injected: a button outside 1…9, a coordinate
         /// outside X's 16-bit range, a control character in text, or a keysym for which no keycode
         /// could be found or bound.
         case invalidInput

@@ -55,7 +55,7 @@ import ZRCWebTesting
         let web = try await WebViewerRig()
         let point = try await web.clientPoint(remoteX: 320, remoteY: 240)
         _ = web.rig.client.takeEvents()
-        for (button, xButton) in [("left", 1), ("middle", 2), ("right", 3)] {
+        for (button, xButton) in [("left", 1), ("middle", 2), ("right", 3), ("back", 8), ("forward", 9)] {
             try await web.browser.call("mouse", ["action": "click", "x": point.x, "y": point.y, "button": button])
             let events = await web.buttonEvents(count: 2)
             #expect(events.first == .buttonPress(xButton, x: 320, y: 240), "\(button): \(events)")

@@ -128,7 +128,7 @@ import ZRCTestSupport
 
     @Test func encodingAnInvalidMessageIsAProgrammingError() async {
         await #expect(processExitsWith: .failure) {
-            _ = ZRCMessage.input(.button(9, pressed: true, x: 0, y: 0)).encode()
+            _ = ZRCMessage.input(.button(10, pressed: true, x: 0, y: 0)).encode()
         }
     }
 }

@@ -33,6 +33,9 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// Host: shares its clipboard (`clipboard`, `clipboardRequest`; whether a given session may
     /// is still its own rule, see the README). Controller: wants the host's clipboard changes.
     public static let clipboard = Capabilities(rawValue: 1 << 10)
+    /// Host: injects X buttons 8 and 9 (back, forward); controller: may send them. A controller
+    /// never sends them to a host that did not announce this (older hosts refuse them).
+    public static let extendedButtons = Capabilities(rawValue: 1 << 11)
 
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames]

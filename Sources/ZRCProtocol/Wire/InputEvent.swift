@@ -4,7 +4,8 @@
 public enum InputEvent: Sendable, Equatable {
     /// 0x01. Absolute pointer position; the host clamps it to the screen.
     case pointerMove(x: Int32, y: Int32)
-    /// 0x02. X button number 1…7 (1 left, 2 middle, 3 right, 4/5 wheel up/down, 6/7 wheel left/right),
+    /// 0x02. X button number 1…9 (1 left, 2 middle, 3 right, 4/5 wheel up/down, 6/7 wheel left/right,
+    /// 8/9 back/forward — sent only to a host that announced `extendedButtons`),
     /// with the pointer position at the time of the press, so a click lands where it was aimed even
     /// if a move was coalesced away.
     case button(UInt8, pressed: Bool, x: Int32, y: Int32)
@@ -16,7 +17,9 @@ public enum InputEvent: Sendable, Equatable {
     /// `textEvents(for:)` to split longer text.
     case text(String)
 
-    public static let buttonRange: ClosedRange<UInt8> = 1...7
+    public static let buttonRange: ClosedRange<UInt8> = 1...9
+    /// The buttons every host takes; 8 and 9 need `Capabilities.extendedButtons`.
+    public static let basicButtons: ClosedRange<UInt8> = 1...7
 
     /// Splits `text` into events of at most 4096 UTF-8 bytes at character boundaries, since the
     /// encoder would otherwise cut a longer string.
@@ -60,7 +63,7 @@ public enum InputEvent: Sendable, Equatable {
             self = .pointerMove(x: try reader.readInt32("x"), y: try reader.readInt32("y"))
         case 0x02:
             let button = try reader.readUInt8("button")
-            guard Self.buttonRange.contains(button) else { throw reader.invalid("button", "is \(button), must be 1…7") }
+            guard Self.buttonRange.contains(button) else { throw reader.invalid("button", "is \(button), must be 1…9") }
             self = .button(button, pressed: try reader.readBool("pressed"), x: try reader.readInt32("x"), y: try reader.readInt32("y"))
         case 0x03:
             self = .scroll(
@@ -81,7 +84,7 @@ public enum InputEvent: Sendable, Equatable {
     func problem() -> String? {
         switch self {
         case .button(let button, _, _, _) where !Self.buttonRange.contains(button):
-            "button is \(button), must be 1…7"
+            "button is \(button), must be 1…9"
         case .pointerMove, .button, .scroll, .key, .text:
             nil
         }
