@@ -53,10 +53,17 @@ struct X11InputTests {
         try s.injector.scroll(down: -1, right: 1)
         let buttons = s.client.takeEvents().compactMap { if case .buttonPress(let b, 5, 6) = $0 { b } else { nil } }
         #expect(buttons == [5, 5, 6, 4, 7])
-        for bad in [0, 8, -1] {
+        for bad in [0, 10, -1] {
             let error = #expect(throws: X11Error.self) { try s.injector.button(bad, pressed: true) }
             #expect(error?.kind == .invalidInput)
         }
+        // Back and forward.
+        for button in [8, 9] {
+            try s.injector.button(button, pressed: true)
+            try s.injector.button(button, pressed: false)
+        }
+        let extended = s.client.takeEvents().compactMap { if case .buttonPress(let b, _, _) = $0 { b } else { nil } }
+        #expect(extended == [8, 9])
     }
 
     @Test func keyWithShiftAndControlArrivesInTheirState() async throws {

@@ -66,7 +66,7 @@ import Testing
         ("cursor pixels short", [0x13, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3], .invalidValue),
         ("cursor hot spot outside", [0x13, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4, 1, 2, 3, 4], .invalidValue),
         ("button 0", [0x20, 0x02, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
-        ("button 8", [0x20, 0x02, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
+        ("button 10", [0x20, 0x02, 10, 1, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
         ("pressed = 2", [0x20, 0x02, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0], .invalidValue),
         ("unknown input event", [0x20, 0x06], .unknownMessageType),
         ("visible = 0xFF", [0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, 0, 0], .invalidValue),
