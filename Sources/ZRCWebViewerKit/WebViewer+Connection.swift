@@ -6,89 +6,97 @@ import ZRCViewerKit
 import ZRCWebViewer
 
 extension WebViewer {
-    /// Keeps a session with the host, as the terminal viewer does: reconnects after 2 s, 4 s, 8 s,
-    /// then every 10 s, unless trying again cannot help, in which case the viewer stops and says why.
+    /// Drives the viewer core: opens sessions when it says, follows each until it ends, wakes
+    /// when it waits (each second, for the countdown in the status bar), and carries out its actions.
     func superviseConnection() async {
-        var backoff = ReconnectBackoff()
-        var policy = ReconnectPolicy()
+        await perform(core.start())
         while exit == nil, !Task.isCancelled {
-            let decision: ReconnectDecision
-            do {
-                let session = try await openSession(configuration.viewOnly)
-                backoff.succeeded()
-                policy.succeeded()
-                attach(session)
-                for await event in session.events {
-                    switch event {
-                    case .frame:
-                        framesReceived += 1
-                        await acknowledgeUnshown()
-                        await pump()
-                    case .message(.error(let code, let text)):
-                        logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
-                        if code == .clipboardUnavailable { clipboardGate.requestFailed() }
-                        if code == .clipboardRefused || code == .clipboardUnavailable { showNotice(text) }
-                    case .message(.hello(_, let capabilities, _)):
-                        clipboardAvailable = configuration.clipboard && capabilities.contains(.clipboard) && !isViewOnly
-                        page?.send(.hello(PageHello(viewOnly: isViewOnly, clipboard: clipboardAvailable, hostLabel: configuration.hostName)))
-                    case .message(.clipboard(let content)):
-                        received(content)
-                    case .message, .ended:
-                        break
+            guard let wake = core.nextWake else { return }
+            let now = WireClock.monotonicMicros()
+            // Each second, for the countdown; at the wake time, the next attempt.
+            let sleep = min(wake > now ? wake - now : 0, 1_000_000)
+            try? await Task.sleep(for: .microseconds(Int64(sleep)))
+            await perform(core.handle(.tick, now: WireClock.monotonicMicros()))
+            sendStatus()
+        }
+    }
+
+    /// Carries out the core's actions, in order.
+    func perform(_ actions: [ViewerCore.Action]) async {
+        for action in actions {
+            switch action {
+            case .open(let viewOnly):
+                sendStatus()
+                do {
+                    let session = try await openSession(viewOnly)
+                    guard exit == nil else {
+                        await session.close(text: "the viewer ended")
+                        return
                     }
-                }
-                let end = await session.waitUntilEnded()
-                self.session = nil
-                guard exit == nil else { return }
-                decision = policy.after(end)
-                logger.notice("session ended: \(end)")
-            } catch {
-                decision = policy.after(error)
-                logger.notice("could not connect: \(error.message)")
-                if case .retry = decision, case .rejected = error.kind { showNotice(error.message) }
-            }
-            switch decision {
-            case .stop(let message):
-                state.connection = .ended(message)
-                sendStatus()
-                stop(.stopped(message))
-                return
-            case .retry(let reason):
-                var remaining = Int(backoff.nextDelay().components.seconds)
-                while remaining > 0, exit == nil, !Task.isCancelled {
-                    state.connection = .reconnecting(seconds: remaining, reason: reason)
+                    attach(session)
+                    await perform(core.handle(.opened(viewOnly: session.granted.contains(.viewOnly), path: session.path.description),
+                                              now: WireClock.monotonicMicros()))
+                    sendHello()
                     sendStatus()
-                    try? await Task.sleep(for: .seconds(1))
-                    remaining -= 1
+                    await follow(session)
+                    let end = await session.waitUntilEnded()
+                    self.session = nil
+                    logger.notice("session ended: \(end)")
+                    await perform(core.handle(.ended(end), now: WireClock.monotonicMicros()))
+                } catch {
+                    logger.notice("could not connect: \(error.message)")
+                    await perform(core.handle(.openFailed(error), now: WireClock.monotonicMicros()))
                 }
-                state.connection = .connecting
                 sendStatus()
+            case .send(let events):
+                await send(events)
+            case .requestClipboard:
+                try? await session?.send(.clipboardRequest(.clipboard))
+            case .writeClipboard(let text):
+                page?.send(.clipboard(text))
+            case .notice(let text):
+                showNotice(text)
+            case .closeSession:
+                await session?.close(text: "the viewer ended")
+            case .finish(let reason):
+                sendStatus()
+                stop(.stopped(reason))
+            }
+        }
+    }
+
+    /// The session's events until it ends.
+    private func follow(_ session: ControllerSession) async {
+        for await event in session.events {
+            let now = WireClock.monotonicMicros()
+            switch event {
+            case .frame:
+                framesReceived += 1
+                await acknowledgeUnshown()
+                await pump()
+            case .message(.error(let code, let text)):
+                logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
+                await perform(core.handle(.hostError(code, text), now: now))
+            case .message(.hello(_, let capabilities, _)):
+                await perform(core.handle(.hostHello(capabilities), now: now))
+                sendHello()
+            case .message(.clipboard(let content)):
+                await perform(core.handle(.hostClipboard(content), now: now))
+            case .message, .ended:
+                break
             }
         }
     }
 
     private func attach(_ session: ControllerSession) {
         self.session = session
-        clipboardAvailable = false  // until the host's hello says it shares one
-        keyboard = BrowserKeyboard()
         state.sessionStarted(path: session.path.description)
         if let wanted = state.wantedPicture {
             Task { await session.requestPicture(wanted) }
         }
-        page?.send(.hello(PageHello(viewOnly: isViewOnly, clipboard: false, hostLabel: configuration.hostName)))
-        sendStatus()
     }
 
-    /// A host clipboard message: into the page only as the policy says.
-    private func received(_ content: ClipboardContent) {
-        guard clipboardAvailable else { return }
-        switch clipboardGate.receive(content, now: WireClock.monotonicMicros()) {
-        case .write(let content):
-            if let text = content.text { page?.send(.clipboard(text)) }
-        case .offer(let text):
-            showNotice(text)
-        case .drop:
-            break
-        }
+    func sendHello() {
+        page?.send(.hello(PageHello(viewOnly: core.isViewOnly, clipboard: core.clipboardAvailable, hostLabel: configuration.hostName)))
     }
 }

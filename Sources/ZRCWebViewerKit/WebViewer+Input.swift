@@ -24,12 +24,7 @@ extension WebViewer {
         case .command(.disconnect):
             stop(.detached)
         case .command(.takeHostClipboard):
-            guard clipboardAvailable, let session else {
-                showNotice("the host shares no clipboard with this viewer")
-                return
-            }
-            clipboardGate.requested(now: WireClock.monotonicMicros())
-            try? await session.send(.clipboardRequest(.clipboard))
+            await perform(core.handle(.takeClipboard, now: WireClock.monotonicMicros()))
         case .command(.releaseAll):
             await releaseEverything()
         case .command(.ctrlAltDelete):
@@ -56,13 +51,12 @@ extension WebViewer {
             guard !isViewOnly else { return }
             await send([.scroll(dx: dx, dy: dy, x: Int32(x), y: Int32(y))])
         case .key(let pressed, let key, let code, let modifiers):
-            guard !isViewOnly else { return }
-            await send(keyboard.translate(pressed: pressed, key: key, code: code, modifiers: modifiers))
+            await perform(core.handle(.browserKey(pressed: pressed, key: key, code: code, modifiers: modifiers), now: WireClock.monotonicMicros()))
         case .text(let text):
             guard !isViewOnly else { return }
             await send(InputEvent.textEvents(for: text))
         case .clipboard(let text):
-            guard !isViewOnly, clipboardAvailable, let session else { return }
+            guard !isViewOnly, core.clipboardAvailable, let session else { return }
             try? await session.send(.clipboard(.text(text)))
         }
     }
@@ -72,10 +66,11 @@ extension WebViewer {
         let (x, y) = state.lastPointer
         let buttons = state.heldButtons.sorted().map { InputEvent.button($0, pressed: false, x: x, y: y) }
         state.heldButtons = []
-        await send(keyboard.releaseAll() + buttons)
+        await perform(core.handle(.releaseKeys, now: WireClock.monotonicMicros()))
+        await send(buttons)
     }
 
-    private func send(_ events: [InputEvent]) async {
+    func send(_ events: [InputEvent]) async {
         guard let session, !events.isEmpty else { return }
         for event in events {
             do {

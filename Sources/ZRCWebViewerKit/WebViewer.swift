@@ -1,5 +1,6 @@
 public import Logging
 import ZRCControllerKit
+import ZRCNetworking
 import ZRCFrames
 import ZRCProtocol
 import ZRCViewer
@@ -19,9 +20,8 @@ public actor WebViewer {
     var exit: ViewerExit?
     var exitWaiters: [CheckedContinuation<ViewerExit, Never>] = []
     var state = WebViewerState()
-    var keyboard = BrowserKeyboard()
-    var clipboardGate: HostClipboardGate
-    var clipboardAvailable = false
+    /// The session logic shared with the terminal viewer.
+    var core: ViewerCore
     /// Frames the page has been sent and not yet said it drew.
     static let framesInFlight = 2
     /// Updates the session decoded, and frames sent to pages (for `zrc-bench web`).
@@ -32,7 +32,8 @@ public actor WebViewer {
         self.configuration = configuration
         self.openSession = openSession
         self.logger = logger
-        clipboardGate = HostClipboardGate(acceptsEverything: configuration.clipboardFromHost, takeHint: "Take host clipboard")
+        core = ViewerCore(viewOnly: configuration.viewOnly, clipboard: configuration.clipboard, clipboardFromHost: configuration.clipboardFromHost,
+                          takeHint: "Take host clipboard")
     }
 
     /// Serves pages from `server` and keeps the session until the page disconnects, `stop` is
@@ -55,6 +56,7 @@ public actor WebViewer {
     /// Ends the viewer (a signal, or the page's Disconnect).
     public func stop(_ exit: ViewerExit) {
         guard self.exit == nil else { return }
+        _ = core.handle(.leave(Self.describe(exit)), now: WireClock.monotonicMicros())
         self.exit = exit
         exitWaiters.forEach { $0.resume(returning: exit) }
         exitWaiters = []
@@ -85,7 +87,7 @@ public actor WebViewer {
         }
         page = link
         state.pageAdopted()
-        link.send(.hello(PageHello(viewOnly: isViewOnly, clipboard: clipboardAvailable, hostLabel: configuration.hostName)))
+        sendHello()
         sendStatus()
         Task { await self.pushCursor(force: true) }
         Task {
@@ -107,9 +109,7 @@ public actor WebViewer {
         }
     }
 
-    var isViewOnly: Bool {
-        configuration.viewOnly || (session?.granted.contains(.viewOnly) ?? false)
-    }
+    var isViewOnly: Bool { core.isViewOnly }
 
     // MARK: Status
 
@@ -126,7 +126,7 @@ public actor WebViewer {
     }
 
     func sendStatus() {
-        page?.send(.status(state.statusJSON(host: configuration.hostName, viewOnly: isViewOnly)))
+        page?.send(.status(state.statusJSON(host: configuration.hostName, connection: core.connection, viewOnly: core.isViewOnly, now: WireClock.monotonicMicros())))
     }
 
     func showNotice(_ text: String) {

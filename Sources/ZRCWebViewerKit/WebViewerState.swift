@@ -1,17 +1,10 @@
 import Foundation
 import ZRCProtocol
+import ZRCViewerKit
 
 /// The web viewer's bookkeeping: the connection's state for the status bar, the frames the page
 /// has, and the link figures. Plain data, changed only by `WebViewer`.
 struct WebViewerState {
-    enum Connection: Equatable {
-        case connecting
-        case connected
-        case reconnecting(seconds: Int, reason: String)
-        case ended(String)
-    }
-
-    var connection = Connection.connecting
     var path: String?
     var roundTrip: Duration?
     var notice: (text: String, until: ContinuousClock.Instant)?
@@ -75,7 +68,6 @@ struct WebViewerState {
     }
 
     mutating func sessionStarted(path: String) {
-        connection = .connected
         self.path = path
         roundTrip = nil
         lastReceived = nil
@@ -96,14 +88,16 @@ struct WebViewerState {
     }
 
     /// The status bar's model (`page/status.js` reads it); every text sanitized.
-    func statusJSON(host: String, viewOnly: Bool) -> [UInt8] {
+    func statusJSON(host: String, connection: ViewerCore.Connection, viewOnly: Bool, now: UInt64) -> [UInt8] {
         var fields: [String: Any] = ["host": TerminalSafeText.sanitized(host), "viewOnly": viewOnly]
         switch connection {
-        case .connecting: fields["state"] = "connecting"
-        case .connected: fields["state"] = "connected"
-        case .reconnecting(let seconds, let reason):
+        case .connecting:
+            fields["state"] = "connecting"
+        case .connected:
+            fields["state"] = "connected"
+        case .waiting(let until, _, let reason):
             fields["state"] = "reconnecting"
-            fields["retryIn"] = seconds
+            fields["retryIn"] = until > now ? Int((until - now + 999_999) / 1_000_000) : 0
             fields["reason"] = TerminalSafeText.sanitized(reason)
         case .ended(let reason):
             fields["state"] = "ended"

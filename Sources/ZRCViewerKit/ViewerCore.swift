@@ -1,0 +1,165 @@
+public import ZRCControllerKit
+public import ZRCProtocol
+public import ZRCViewer
+
+/// The viewer's session logic, for every front end (the terminal, the browser page): when to
+/// open a session and when to try again, what the status says, what the host's clipboard may do,
+/// and how a browser's keys become X keysyms. Sans-IO: events and "now" (monotonic µs) in,
+/// actions out; the front end opens sessions, sends, draws and sleeps.
+public struct ViewerCore: Sendable {
+    public enum Connection: Sendable, Equatable {
+        /// An attempt to open a session is under way (1-based count since the last session).
+        case connecting(attempt: Int)
+        case connected(viewOnly: Bool, path: String)
+        /// Waiting until `until` (µs) before attempt `attempt`; `reason` says why the last one ended.
+        case waiting(until: UInt64, attempt: Int, reason: String)
+        /// The viewer stops: trying again cannot help, or the user left.
+        case ended(String)
+    }
+
+    public enum Event: Sendable {
+        /// The front end opened a session.
+        case opened(viewOnly: Bool, path: String)
+        case openFailed(ControllerError)
+        /// The open session ended.
+        case ended(ConnectionEnd)
+        case hostHello(Capabilities)
+        case hostClipboard(ClipboardContent)
+        case hostError(NoticeCode, String)
+        /// The user asked for the host's clipboard (Ctrl+] c, the page's button).
+        case takeClipboard
+        /// A key as a browser reports it.
+        case browserKey(pressed: Bool, key: String, code: String, modifiers: KeyModifiers)
+        /// The front end lost focus or its input: let go of every key.
+        case releaseKeys
+        /// The user leaves.
+        case leave(String)
+        /// Time passed (the front end wakes at `nextWake`).
+        case tick
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Open a session (view-only or not); answer with `opened` or `openFailed`.
+        case open(viewOnly: Bool)
+        case send([InputEvent])
+        /// Ask the host for its clipboard (`clipboardRequest`).
+        case requestClipboard
+        /// Put this text into the local clipboard (the policy let it through).
+        case writeClipboard(String)
+        /// Show this for a moment.
+        case notice(String)
+        /// Close the session, if one is open.
+        case closeSession
+        /// The viewer is over; the text says why.
+        case finish(String)
+    }
+
+    public private(set) var connection: Connection
+    public let viewOnlyRequested: Bool
+    public let clipboardWanted: Bool
+    /// The host shares a clipboard with this session and the policy lets this viewer use it.
+    public private(set) var clipboardAvailable = false
+    public private(set) var sessionsOpened = 0
+    private var backoff = ReconnectBackoff()
+    private var policy = ReconnectPolicy()
+    private var clipboardGate: HostClipboardGate
+    private var keyboard = BrowserKeyboard()
+
+    public init(viewOnly: Bool, clipboard: Bool, clipboardFromHost: Bool, takeHint: String) {
+        viewOnlyRequested = viewOnly
+        clipboardWanted = clipboard
+        clipboardGate = HostClipboardGate(acceptsEverything: clipboard && clipboardFromHost, takeHint: takeHint)
+        connection = .connecting(attempt: 1)
+    }
+
+    /// The first action: open a session.
+    public func start() -> [Action] { [.open(viewOnly: viewOnlyRequested)] }
+
+    public var isViewOnly: Bool {
+        if case .connected(let viewOnly, _) = connection { return viewOnly }
+        return viewOnlyRequested
+    }
+
+    /// When the front end should send `tick` next (µs), if it should.
+    public var nextWake: UInt64? {
+        if case .waiting(let until, _, _) = connection { return until }
+        return nil
+    }
+
+    public mutating func handle(_ event: Event, now: UInt64) -> [Action] {
+        switch event {
+        case .opened(let viewOnly, let path):
+            backoff.succeeded()
+            policy.succeeded()
+            sessionsOpened += 1
+            keyboard = BrowserKeyboard()
+            clipboardAvailable = false  // until the host's hello says it shares one
+            connection = .connected(viewOnly: viewOnly || viewOnlyRequested, path: path)
+            return []
+        case .openFailed(let error):
+            return after(policy.after(error), now: now, notice: error.kind.isRejection ? error.message : nil)
+        case .ended(let end):
+            guard case .connected = connection else { return [] }
+            return after(policy.after(end), now: now, notice: nil)
+        case .hostHello(let capabilities):
+            clipboardAvailable = clipboardWanted && capabilities.contains(.clipboard) && !isViewOnly
+            return []
+        case .hostClipboard(let content):
+            guard clipboardAvailable else { return [] }
+            switch clipboardGate.receive(content, now: now) {
+            case .write(let content): return content.text.map { [.writeClipboard($0)] } ?? []
+            case .offer(let text): return [.notice(text)]
+            case .drop: return []
+            }
+        case .hostError(let code, let text):
+            if code == .clipboardUnavailable { clipboardGate.requestFailed() }
+            return code == .clipboardRefused || code == .clipboardUnavailable ? [.notice(TerminalSafeText.sanitized(text))] : []
+        case .takeClipboard:
+            guard case .connected = connection, clipboardAvailable else {
+                return [.notice("the host shares no clipboard with this viewer")]
+            }
+            clipboardGate.requested(now: now)
+            return [.requestClipboard]
+        case .browserKey(let pressed, let key, let code, let modifiers):
+            guard case .connected(false, _) = connection else { return [] }
+            let events = keyboard.translate(pressed: pressed, key: key, code: code, modifiers: modifiers)
+            return events.isEmpty ? [] : [.send(events)]
+        case .releaseKeys:
+            let events = keyboard.releaseAll()
+            guard case .connected(false, _) = connection, !events.isEmpty else { return [] }
+            return [.send(events)]
+        case .leave(let reason):
+            if case .ended = connection { return [] }
+            connection = .ended(reason)
+            return [.closeSession, .finish(reason)]
+        case .tick:
+            guard case .waiting(let until, let attempt, _) = connection, now >= until else { return [] }
+            connection = .connecting(attempt: attempt)
+            return [.open(viewOnly: viewOnlyRequested)]
+        }
+    }
+
+    /// A session did not open or ended: wait and try again, or stop.
+    private mutating func after(_ decision: ReconnectDecision, now: UInt64, notice: String?) -> [Action] {
+        switch decision {
+        case .stop(let message):
+            connection = .ended(message)
+            return [.finish(message)]
+        case .retry(let reason):
+            let attempt: Int
+            if case .connecting(let current) = connection { attempt = current + 1 } else { attempt = 1 }
+            let delay = backoff.nextDelay()
+            let micros = UInt64(delay.components.seconds) * 1_000_000 + UInt64(delay.components.attoseconds / 1_000_000_000_000)
+            connection = .waiting(until: now + micros, attempt: attempt, reason: reason)
+            return notice.map { [.notice($0)] } ?? []
+        }
+    }
+}
+
+extension ControllerError.Kind {
+    /// A refusal before the host was authenticated (shown for a while: it may be forged).
+    var isRejection: Bool {
+        if case .rejected = self { return true }
+        return false
+    }
+}
