@@ -1,66 +1,98 @@
 import ZRCControllerKit
+import ZRCNetworking
 import ZRCProtocol
 import ZRCViewer
 
 extension TerminalViewer {
-    /// Keeps a session with the host: connects, follows it until it ends, and reconnects after
-    /// 2 s, 4 s, 8 s, then every 10 s, unless trying again cannot help (a revoked controller, a
-    /// long streak of unverified refusals), in which case the viewer stops with the explanation.
+    /// Drives the viewer core (`ViewerCore`, shared with the browser viewer): opens sessions when
+    /// it says, follows each until it ends, counts down each second while it waits, and carries
+    /// out its actions.
     func superviseConnection() async {
-        var backoff = ReconnectBackoff()
-        var policy = ReconnectPolicy()
-        var attempt = 0
+        await perform(core.start())
         while exit == nil, !Task.isCancelled {
-            if attempt == 0 {
-                status.state = .connecting
-                requestRender()
-            }
-            let decision: ReconnectDecision
-            do {
-                let session = try await openSession(configuration.viewOnly)
-                backoff.succeeded()
-                policy.succeeded()
-                attempt = 0
-                attach(session)
-                for await event in session.events {
-                    switch event {
-                    case .frame: sink.yield(.frameArrived)
-                    case .message(.error(let code, let text)):
-                        logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
-                        if code == .clipboardUnavailable { clipboardGate.requestFailed() }
-                        if code == .clipboardRefused || code == .clipboardUnavailable { showNotice(text) }
-                    case .message(.hello(_, let capabilities, _)):
-                        mapper.clipboardAvailable = configuration.clipboard && capabilities.contains(.clipboard) && !mapper.viewOnly
-                    case .message(.clipboard(let content)):
-                        await received(content)
-                    case .message, .ended: break
-                    }
+            guard let wake = core.nextWake else { return }
+            let now = WireClock.monotonicMicros()
+            showWaiting(now: now)
+            try? await Task.sleep(for: .microseconds(Int64(min(wake > now ? wake - now : 0, 1_000_000))))
+            await perform(core.handle(.tick, now: WireClock.monotonicMicros()))
+        }
+    }
+
+    /// The status line while the core waits before its next attempt.
+    private func showWaiting(now: UInt64) {
+        guard case .waiting(let until, let attempt, let reason) = core.connection else { return }
+        status.state = .reconnecting(seconds: Int(((until > now ? until - now : 0) + 999_999) / 1_000_000), attempt: attempt, reason: reason)
+        requestRender()
+    }
+
+    /// Carries out the core's actions, in order.
+    func perform(_ actions: [ViewerCore.Action]) async {
+        for action in actions {
+            switch action {
+            case .open(let viewOnly):
+                if case .connecting(1) = core.connection {
+                    status.state = .connecting
+                    requestRender()
                 }
-                let end = await session.waitUntilEnded()
-                self.session = nil
-                guard exit == nil else { return }
-                decision = policy.after(end)
-                logger.notice("session ended: \(end)")
-            } catch {
-                decision = policy.after(error)
-                logger.notice("could not connect: \(error.message)")
-                if case .retry = decision, case .rejected = error.kind { showNotice(error.message, seconds: 8) }
-            }
-            switch decision {
-            case .stop(let message):
+                do {
+                    let session = try await openSession(viewOnly)
+                    guard exit == nil else {
+                        await session.close(text: "the viewer was closed")
+                        return
+                    }
+                    attach(session)
+                    await perform(core.handle(.opened(viewOnly: session.granted.contains(.viewOnly), path: session.path.description),
+                                              now: WireClock.monotonicMicros()))
+                    await follow(session)
+                    let end = await session.waitUntilEnded()
+                    self.session = nil
+                    guard exit == nil else { return }
+                    logger.notice("session ended: \(end)")
+                    await perform(core.handle(.ended(end), now: WireClock.monotonicMicros()))
+                } catch {
+                    logger.notice("could not connect: \(error.message)")
+                    await perform(core.handle(.openFailed(error), now: WireClock.monotonicMicros()))
+                }
+            case .send(let events):
+                await send(events)
+            case .requestClipboard:
+                guard let session else { break }
+                do {
+                    try await session.send(.clipboardRequest(.clipboard))
+                    showNotice("asking the host for its clipboard…")
+                } catch {
+                    showNotice("the request did not reach the host: \(error.message)")
+                }
+            case .writeClipboard(let text):
+                await copyToTerminal(.text(text))
+            case .notice(let text, let seconds):
+                showNotice(text, seconds: UInt64(seconds))
+            case .closeSession:
+                await session?.close(text: "the viewer was closed")
+            case .finish(let message):
                 status.state = .stopped(message)
                 sink.yield(.finish(.stopped(message)))
-                return
-            case .retry(let reason):
-                attempt += 1
-                let delay = backoff.nextDelay()
-                var remaining = Int(delay.components.seconds)
-                while remaining > 0, exit == nil, !Task.isCancelled {
-                    status.state = .reconnecting(seconds: remaining, attempt: attempt, reason: reason)
-                    requestRender()
-                    try? await Task.sleep(for: .seconds(1))
-                    remaining -= 1
-                }
+            }
+        }
+    }
+
+    /// The session's events until it ends.
+    private func follow(_ session: ControllerSession) async {
+        for await event in session.events {
+            let now = WireClock.monotonicMicros()
+            switch event {
+            case .frame:
+                sink.yield(.frameArrived)
+            case .message(.error(let code, let text)):
+                logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
+                await perform(core.handle(.hostError(code, text), now: now))
+            case .message(.hello(_, let capabilities, _)):
+                await perform(core.handle(.hostHello(capabilities), now: now))
+                mapper.clipboardAvailable = core.clipboardAvailable
+            case .message(.clipboard(let content)):
+                await perform(core.handle(.hostClipboard(content), now: now))
+            case .message, .ended:
+                break
             }
         }
     }

@@ -75,33 +75,14 @@ extension TerminalViewer {
                 case .notice(let text):
                     showNotice(text)
                 case .takeHostClipboard:
-                    guard let session else { break }
-                    clipboardGate.requested(now: WireClock.monotonicMicros())
-                    do {
-                        try await session.send(.clipboardRequest(.clipboard))
-                        showNotice("asking the host for its clipboard…")
-                    } catch {
-                        clipboardGate.requestFailed()
-                        showNotice("the request did not reach the host: \(error.message)")
-                    }
+                    await perform(core.handle(.takeClipboard, now: WireClock.monotonicMicros()))
                 }
             }
         }
     }
 
-    /// A clipboard message from the host: written into this terminal's clipboard only when the
-    /// gate says it was asked for (or every copy is accepted); otherwise offered and dropped.
-    func received(_ content: ClipboardContent) async {
-        guard configuration.clipboard else { return }
-        switch clipboardGate.receive(content, now: WireClock.monotonicMicros()) {
-        case .write(let content): await copyToTerminal(content)
-        case .offer(let text): showNotice(text, seconds: 15)
-        case .drop: break
-        }
-    }
-
     /// Into this terminal's clipboard, with OSC 52.
-    private func copyToTerminal(_ content: ClipboardContent) async {
+    func copyToTerminal(_ content: ClipboardContent) async {
         guard let sequence = TerminalClipboard.osc52(content) else { return }
         do {
             try await writer.write(sequence)
@@ -118,7 +99,7 @@ extension TerminalViewer {
         requestRender()
     }
 
-    private func send(_ inputs: [InputEvent]) async {
+    func send(_ inputs: [InputEvent]) async {
         guard let session else { return }
         do {
             for input in inputs { try await session.send(.input(input)) }

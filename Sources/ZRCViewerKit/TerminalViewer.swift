@@ -59,7 +59,8 @@ public actor TerminalViewer {
     var framesDrawn = RateMeter()
     var bytesReceived = RateMeter()
     var lastReceivedTotal = 0
-    var clipboardGate: HostClipboardGate
+    /// The session logic shared with the browser viewer.
+    var core: ViewerCore
 
     public init(configuration: ViewerConfiguration, openSession: @escaping SessionOpener, makeRenderer: @escaping RendererFactory,
                 logger: Logger) {
@@ -72,7 +73,8 @@ public actor TerminalViewer {
         mapper = ViewerInputMapper(viewport: Viewport(remoteWidth: 1, remoteHeight: 1, areaWidth: 1, areaHeight: 1), cellWidth: 1,
                                    cellHeight: 1)
         status = ViewerStatus(host: TerminalSafeText.sanitized(configuration.hostName), renderer: "")
-        clipboardGate = HostClipboardGate(acceptsEverything: configuration.clipboardFromHost)
+        core = ViewerCore(viewOnly: configuration.viewOnly, clipboard: configuration.clipboard, clipboardFromHost: configuration.clipboardFromHost,
+                          takeHint: "Ctrl+] c")
     }
 
     /// Runs the viewer until the user leaves or it cannot go on; the terminal is restored on return.

@@ -46,8 +46,8 @@ public struct ViewerCore: Sendable {
         case requestClipboard
         /// Put this text into the local clipboard (the policy let it through).
         case writeClipboard(String)
-        /// Show this for a moment.
-        case notice(String)
+        /// Show this for `seconds` (4 for most, 8 for a refusal, 15 for a clipboard offer).
+        case notice(String, seconds: Int)
         /// Close the session, if one is open.
         case closeSession
         /// The viewer is over; the text says why.
@@ -57,8 +57,11 @@ public struct ViewerCore: Sendable {
     public private(set) var connection: Connection
     public let viewOnlyRequested: Bool
     public let clipboardWanted: Bool
-    /// The host shares a clipboard with this session and the policy lets this viewer use it.
-    public private(set) var clipboardAvailable = false
+    /// The host shares a clipboard with this session and this viewer wants it: the host's
+    /// copies may be taken (watchers too, when the host lets them read it).
+    public private(set) var clipboardShared = false
+    /// … and pastes may set it (sessions in control only).
+    public var clipboardAvailable: Bool { clipboardShared && !isViewOnly }
     public private(set) var sessionsOpened = 0
     private var backoff = ReconnectBackoff()
     private var policy = ReconnectPolicy()
@@ -93,7 +96,7 @@ public struct ViewerCore: Sendable {
             policy.succeeded()
             sessionsOpened += 1
             keyboard = BrowserKeyboard()
-            clipboardAvailable = false  // until the host's hello says it shares one
+            clipboardShared = false  // until the host's hello says it shares one
             connection = .connected(viewOnly: viewOnly || viewOnlyRequested, path: path)
             return []
         case .openFailed(let error):
@@ -102,21 +105,21 @@ public struct ViewerCore: Sendable {
             guard case .connected = connection else { return [] }
             return after(policy.after(end), now: now, notice: nil)
         case .hostHello(let capabilities):
-            clipboardAvailable = clipboardWanted && capabilities.contains(.clipboard) && !isViewOnly
+            clipboardShared = clipboardWanted && capabilities.contains(.clipboard)
             return []
         case .hostClipboard(let content):
-            guard clipboardAvailable else { return [] }
+            guard clipboardShared else { return [] }
             switch clipboardGate.receive(content, now: now) {
             case .write(let content): return content.text.map { [.writeClipboard($0)] } ?? []
-            case .offer(let text): return [.notice(text)]
+            case .offer(let text): return [.notice(text, seconds: 15)]
             case .drop: return []
             }
         case .hostError(let code, let text):
             if code == .clipboardUnavailable { clipboardGate.requestFailed() }
-            return code == .clipboardRefused || code == .clipboardUnavailable ? [.notice(TerminalSafeText.sanitized(text))] : []
+            return code == .clipboardRefused || code == .clipboardUnavailable ? [.notice(TerminalSafeText.sanitized(text), seconds: 4)] : []
         case .takeClipboard:
-            guard case .connected = connection, clipboardAvailable else {
-                return [.notice("the host shares no clipboard with this viewer")]
+            guard case .connected = connection, clipboardShared else {
+                return [.notice("the host shares no clipboard with this viewer", seconds: 4)]
             }
             clipboardGate.requested(now: now)
             return [.requestClipboard]
@@ -151,7 +154,7 @@ public struct ViewerCore: Sendable {
             let delay = backoff.nextDelay()
             let micros = UInt64(delay.components.seconds) * 1_000_000 + UInt64(delay.components.attoseconds / 1_000_000_000_000)
             connection = .waiting(until: now + micros, attempt: attempt, reason: reason)
-            return notice.map { [.notice($0)] } ?? []
+            return notice.map { [.notice($0, seconds: 8)] } ?? []
         }
     }
 }

@@ -54,8 +54,8 @@ extension WebViewer {
                 try? await session?.send(.clipboardRequest(.clipboard))
             case .writeClipboard(let text):
                 page?.send(.clipboard(text))
-            case .notice(let text):
-                showNotice(text)
+            case .notice(let text, let seconds):
+                showNotice(text, seconds: seconds)
             case .closeSession:
                 await session?.close(text: "the viewer ended")
             case .finish(let reason):
@@ -97,6 +97,6 @@ extension WebViewer {
     }
 
     func sendHello() {
-        page?.send(.hello(PageHello(viewOnly: core.isViewOnly, clipboard: core.clipboardAvailable, hostLabel: configuration.hostName)))
+        page?.send(.hello(PageHello(viewOnly: core.isViewOnly, clipboard: core.clipboardShared, hostLabel: configuration.hostName)))
     }
 }

@@ -129,8 +129,8 @@ public actor WebViewer {
         page?.send(.status(state.statusJSON(host: configuration.hostName, connection: core.connection, viewOnly: core.isViewOnly, now: WireClock.monotonicMicros())))
     }
 
-    func showNotice(_ text: String) {
-        state.notice = (TerminalSafeText.sanitized(text), ContinuousClock.now + .seconds(5))
+    func showNotice(_ text: String, seconds: Int = 4) {
+        state.notice = (TerminalSafeText.sanitized(text), ContinuousClock.now + .seconds(seconds))
         sendStatus()
     }
 

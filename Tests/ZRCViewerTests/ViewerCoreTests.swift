@@ -52,7 +52,7 @@ import ZRCViewerKit
         for attempt in 1...ReconnectPolicy.unverifiedStreakLimit {
             let actions = core.handle(.openFailed(ControllerError(.rejected(.notAuthorized), "refused")), now: now)
             if case .finish(let why)? = actions.last { finished = why; #expect(attempt == ReconnectPolicy.unverifiedStreakLimit); break }
-            #expect(actions.contains(.notice("refused")), "shown while retried")
+            #expect(actions.contains(.notice("refused", seconds: 8)), "shown while retried")
             now = core.nextWake ?? now
             _ = core.handle(.tick, now: now)
         }
@@ -64,7 +64,7 @@ import ZRCViewerKit
         _ = core.handle(.opened(viewOnly: false, path: "p"), now: 0)
         #expect(core.handle(.hostClipboard(.text("x")), now: 1).isEmpty, "nothing before the host says it shares one")
         _ = core.handle(.hostHello([.clipboard]), now: 1)
-        #expect(core.handle(.hostClipboard(.text("ls\nrm -rf ~\n")), now: 2) == [.notice("host copied 2 lines — Take host clipboard to take them")])
+        #expect(core.handle(.hostClipboard(.text("ls\nrm -rf ~\n")), now: 2) == [.notice("host copied 2 lines — Take host clipboard to take them", seconds: 15)])
         #expect(core.handle(.takeClipboard, now: 3) == [.requestClipboard])
         #expect(core.handle(.hostClipboard(.text("asked")), now: 4) == [.writeClipboard("asked")])
         #expect(core.handle(.hostClipboard(.text("pushed")), now: 5) != [.writeClipboard("pushed")], "one request, one copy")
@@ -80,7 +80,8 @@ import ZRCViewerKit
         _ = core.handle(.opened(viewOnly: true, path: "p"), now: 0)
         #expect(core.isViewOnly)
         _ = core.handle(.hostHello([.clipboard]), now: 0)
-        #expect(!core.clipboardAvailable)
+        #expect(!core.clipboardAvailable, "a watcher never sets the host's clipboard")
+        #expect(core.handle(.takeClipboard, now: 0) == [.requestClipboard], "but may ask to read it (the host decides)")
         #expect(core.handle(.browserKey(pressed: true, key: "a", code: "KeyA", modifiers: []), now: 1).isEmpty)
     }
 
