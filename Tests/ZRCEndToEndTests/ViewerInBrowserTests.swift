@@ -51,6 +51,29 @@ import ZRCWebTesting
         await web.close()
     }
 
+    @Test(arguments: [1.0, 2.0])
+    func clicksAtZoomLandWithinAPixel(dpr: Double) async throws {
+        let web = try await WebViewerRig(viewport: (800, 600), dpr: dpr)
+        // Zoom ×3 around the middle of the canvas, as Ctrl+wheel or a pinch would.
+        try await web.browser.call("eval", ["expression": """
+            (() => { const r = document.getElementById('screen').getBoundingClientRect();
+                     window.zrcViewer.view.zoomBy(3, r.left + r.width / 2, r.top + r.height / 2); window.zrcViewer.relayout(); return true; })()
+            """])
+        try await web.browser.call("waitFor", ["expression": "window.zrcViewer.view.zoom === 3"])
+        _ = web.rig.client.takeEvents()
+        for target in [(x: 320, y: 240), (x: 300, y: 225), (x: 333, y: 251)] {
+            let point = try await web.clientPoint(remoteX: target.x, remoteY: target.y)
+            try await web.browser.call("mouse", ["action": "click", "x": point.x, "y": point.y, "button": "left"])
+            let events = await web.buttonEvents(count: 2)
+            guard case .buttonPress(1, let x, let y)? = events.first else {
+                Issue.record("no press for \(target) at zoom 3, dpr \(dpr): \(events)")
+                continue
+            }
+            #expect(abs(x - target.x) <= 1 && abs(y - target.y) <= 1, "pressed at \(x),\(y) for \(target), zoom 3, dpr \(dpr)")
+        }
+        await web.close()
+    }
+
     @Test func everyButtonAndBothWheelAxesReachTheHost() async throws {
         let web = try await WebViewerRig()
         let point = try await web.clientPoint(remoteX: 320, remoteY: 240)
