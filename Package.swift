@@ -181,7 +181,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased],
                     swiftSettings: strict),
-        .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewer", "ZRCProtocol", "ZRCFrames", propertyBased],
+        .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",
+                                                             "ZRCFrames", "ZRCTestSupport", logging, propertyBased],
                     swiftSettings: strict),
         .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"], swiftSettings: strict),
     ]

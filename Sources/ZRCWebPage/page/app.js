@@ -71,7 +71,13 @@ class Viewer {
   }
 
   send(bytes) {
-    if (this.socket?.readyState === WebSocket.OPEN && !this.ended) this.socket.send(bytes);
+    if (this.socket?.readyState !== WebSocket.OPEN || this.ended) return;
+    this.socket.send(bytes);
+    // Input → frame: from the first input after a paint to the next paint (a click, a key, a
+    // wheel step; not pointer motion, which usually changes nothing on the host).
+    const type = new Uint8Array(bytes, 0, 2);
+    const isAction = type[0] === 0x85 || type[0] === 0x84 || type[0] === 0x86 || (type[0] === 0x83 && type[1] !== 0);
+    if (isAction && this.inputAt == null) this.inputAt = performance.now();
   }
 
   receive(data) {
@@ -103,7 +109,9 @@ class Viewer {
         break;
       case "status":
         this.viewOnly = !!update.status.viewOnly;
-        this.status.update(update.status, this.drawRate());
+        // An input nobody answered with a frame within a second changed nothing visible.
+        if (this.inputAt != null && performance.now() - this.inputAt > 1000) this.inputAt = null;
+        this.status.update({ ...update.status, inputLatencyMs: this.inputLatency }, this.drawRate());
         break;
       case "clipboard":
         this.clipboard.fromHost(update.text);
@@ -135,6 +143,11 @@ class Viewer {
     if (version < (window.zrcDrawn?.version ?? 0)) window.zrcOutOfOrder = (window.zrcOutOfOrder ?? 0) + 1;
     this.stats.drawn += 1;
     this.stats.lastDrawn = time;
+    if (this.inputAt != null) {
+      const latency = performance.now() - this.inputAt;
+      this.inputLatency = this.inputLatency == null ? latency : this.inputLatency * 0.7 + latency * 0.3;
+      this.inputAt = null;
+    }
     if (screenChanged) this.relayout(true);
     this.send(encode.drawn(version));
     // Benchmarks and tests read this: what the canvas shows, and when it was drawn.

@@ -4,6 +4,22 @@
 
 export const maximumZoom = 16;
 
+/**
+ * The remote pixel under client point (x, y) of an image drawn in `rect` (the canvas's client
+ * rectangle) showing a `screen` of remote pixels: the floor of the continuous position, clamped to
+ * the screen; null outside the image unless `clamp`. The Swift viewport's rule, checked against
+ * one table of cases the Swift tests generate (ViewerInBrowserMappingTests).
+ */
+export function remotePixel(rect, screen, clientX, clientY, clamp = false) {
+  if (rect.width <= 0 || rect.height <= 0) return null;
+  const fx = (clientX - rect.left) / rect.width, fy = (clientY - rect.top) / rect.height;
+  if (!clamp && (fx < 0 || fy < 0 || fx >= 1 || fy >= 1)) return null;
+  return {
+    x: Math.max(0, Math.min(screen.width - 1, Math.floor(fx * screen.width))),
+    y: Math.max(0, Math.min(screen.height - 1, Math.floor(fy * screen.height))),
+  };
+}
+
 export class ScreenView {
   constructor(area, canvas) {
     this.area = area;
@@ -74,15 +90,11 @@ export class ScreenView {
   remotePoint(clientX, clientY, { exact = false, clamp = false } = {}) {
     if (!this.screen) return null;
     const rect = this.canvas.getBoundingClientRect();
-    if (rect.width <= 0 || rect.height <= 0) return null;
-    const fx = (clientX - rect.left) / rect.width, fy = (clientY - rect.top) / rect.height;
-    if (!clamp && (fx < 0 || fy < 0 || fx >= 1 || fy >= 1)) return null;
-    const x = fx * this.screen.width, y = fy * this.screen.height;
-    if (exact) return { x, y };
-    return {
-      x: Math.max(0, Math.min(this.screen.width - 1, Math.floor(x))),
-      y: Math.max(0, Math.min(this.screen.height - 1, Math.floor(y))),
-    };
+    if (exact) {
+      if (rect.width <= 0 || rect.height <= 0) return null;
+      return { x: (clientX - rect.left) / rect.width * this.screen.width, y: (clientY - rect.top) / rect.height * this.screen.height };
+    }
+    return remotePixel(rect, this.screen, clientX, clientY, clamp);
   }
 
   /** Puts a frame's rectangles on the canvas (called from an animation frame). */
