@@ -6,36 +6,16 @@ public import ZRCProtocol
 public struct PictureScaler: Sendable {
     public let mapping: PictureMapping
     public private(set) var picture: PixelBuffer
-    /// Per picture column (row): the first screen column (row) of its box and how many.
-    private let columns: [Span]
-    private let rows: [Span]
-    /// 2^32 / n, rounded, for the pixel counts boxes have (a multiply instead of a divide).
-    private let reciprocals: [UInt64]
+    /// The boxes: per picture column (row), the screen columns (rows) it averages.
+    private let resampler: BoxResampler
     private var drawn = false
-
-    struct Span: Sendable {
-        var start: Int
-        var count: Int
-    }
 
     public init(mapping: PictureMapping) {
         self.mapping = mapping
         picture = PixelBuffer(width: Int(mapping.pictureWidth), height: Int(mapping.pictureHeight))
-        columns = Self.spans(picture: Int(mapping.pictureWidth), region: Int(mapping.regionWidth), offset: Int(mapping.regionX))
-        rows = Self.spans(picture: Int(mapping.pictureHeight), region: Int(mapping.regionHeight), offset: Int(mapping.regionY))
-        // Boxes beyond a few thousand pixels (a tiny picture of a large screen) divide instead.
-        let widest: Int = columns.map(\.count).max() ?? 1
-        let tallest: Int = rows.map(\.count).max() ?? 1
-        reciprocals = (0...min(4096, widest * tallest)).map { (count: Int) -> UInt64 in
-            count == 0 ? 0 : ((1 << 32) + UInt64(count / 2)) / UInt64(count)
-        }
-    }
-
-    static func spans(picture: Int, region: Int, offset: Int) -> [Span] {
-        (0..<picture).map { index in
-            let start = index * region / picture, end = max(start + 1, (index + 1) * region / picture)
-            return Span(start: offset + start, count: end - start)
-        }
+        resampler = BoxResampler(
+            columns: BoxResampler.shrinking(target: Int(mapping.pictureWidth), source: Int(mapping.regionWidth), offset: Int(mapping.regionX)),
+            rows: BoxResampler.shrinking(target: Int(mapping.pictureHeight), source: Int(mapping.regionHeight), offset: Int(mapping.regionY)))
     }
 
     /// The picture rectangle showing screen rectangle `screen` (rounded outwards), nil when it is
@@ -67,47 +47,7 @@ public struct PictureScaler: Sendable {
     }
 
     private mutating func draw(_ area: PixelRect, from screen: PixelBuffer) {
-        let columns = columns, rows = rows, reciprocals = reciprocals
-        let sourceStride = screen.bytesPerRow, targetStride = picture.bytesPerRow
-        screen.bytes.withUnsafeBytes { source in
-            picture.bytes.withUnsafeMutableBytes { target in
-                for y in area.y..<area.maxY {
-                    let row = rows[y]
-                    for x in area.x..<area.maxX {
-                        let column = columns[x]
-                        let out = y * targetStride + x * 4
-                        if row.count == 1 && column.count == 1 {
-                            let pixel = source.loadUnaligned(fromByteOffset: row.start * sourceStride + column.start * 4, as: UInt32.self)
-                            target.storeBytes(of: pixel & UInt32(0x00FF_FFFF).littleEndian, toByteOffset: out, as: UInt32.self)
-                            continue
-                        }
-                        var blue: UInt64 = 0, green: UInt64 = 0, red: UInt64 = 0
-                        for sy in row.start..<(row.start + row.count) {
-                            var offset = sy * sourceStride + column.start * 4
-                            for _ in 0..<column.count {
-                                let pixel = UInt64(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                                blue &+= pixel & 0xFF
-                                green &+= pixel >> 8 & 0xFF
-                                red &+= pixel >> 16 & 0xFF
-                                offset += 4
-                            }
-                        }
-                        let count = row.count * column.count
-                        let mean: UInt32
-                        if count < reciprocals.count {
-                            // sum ≤ 255 × count, so sum × 2^32 / count stays below 2^40: no overflow.
-                            let scale = reciprocals[count]
-                            mean = UInt32((red &* scale &+ 1 << 31) >> 32) << 16 | UInt32((green &* scale &+ 1 << 31) >> 32) << 8
-                                | UInt32((blue &* scale &+ 1 << 31) >> 32)
-                        } else {
-                            let half = UInt64(count / 2), n = UInt64(count)
-                            mean = UInt32((red + half) / n) << 16 | UInt32((green + half) / n) << 8 | UInt32((blue + half) / n)
-                        }
-                        target.storeBytes(of: mean.littleEndian, toByteOffset: out, as: UInt32.self)
-                    }
-                }
-            }
-        }
+        resampler.draw(area, into: &picture, origin: (0, 0), from: screen)
     }
 }
 

@@ -19,16 +19,11 @@ public struct FrameScaler: Sendable {
     public let mapping: PictureMapping?
     /// The image's pixel bounds in `output`; everything else is letterbox.
     public let imageBounds: PixelRect
-    /// Per local column (and row) of the image: the first remote column (row) and how many.
-    private let columnSpans: [Span]
-    private let rowSpans: [Span]
-    /// 65536 / n for every pixel count a box can have.
-    private let reciprocals: [UInt32]
+    /// The boxes (host and viewer share `BoxResampler`): per local column (row) of the image, the
+    /// picture columns (rows) it shows.
+    private let resampler: BoxResampler
 
-    struct Span: Sendable {
-        var start: Int32
-        var count: Int32
-    }
+    typealias Span = BoxResampler.Span
 
     public init(viewport: Viewport, mapping: PictureMapping? = nil) {
         self.viewport = viewport
@@ -40,18 +35,15 @@ public struct FrameScaler: Sendable {
         imageBounds = PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
         let horizontal = mapping.map { (start: Int($0.regionX), length: Int($0.regionWidth), picture: Int($0.pictureWidth)) }
         let vertical = mapping.map { (start: Int($0.regionY), length: Int($0.regionHeight), picture: Int($0.pictureHeight)) }
-        columnSpans = (x0..<max(x0, x1)).map {
+        let columns = (x0..<max(x0, x1)).map {
             Self.picture(Self.span(local: Double($0), origin: viewport.originX, imageStart: image.x, scale: viewport.scale,
                                    size: viewport.remoteWidth), horizontal)
         }
-        rowSpans = (y0..<max(y0, y1)).map {
+        let rows = (y0..<max(y0, y1)).map {
             Self.picture(Self.span(local: Double($0), origin: viewport.originY, imageStart: image.y, scale: viewport.scale,
                                    size: viewport.remoteHeight), vertical)
         }
-        let widest: Int32 = columnSpans.map(\.count).max() ?? 1
-        let tallest: Int32 = rowSpans.map(\.count).max() ?? 1
-        let largest = max(1, Int(widest) * Int(tallest))
-        reciprocals = (0...largest).map { (count: Int) -> UInt32 in count == 0 ? 0 : UInt32((65536 + count / 2) / count) }
+        resampler = BoxResampler(columns: columns, rows: rows)
     }
 
     private static func clampedRound(_ value: Double, limit: Int) -> Int {
@@ -73,7 +65,7 @@ public struct FrameScaler: Sendable {
         }
         first = min(max(first, 0), size - 1)
         count = min(count, size - first)
-        return Span(start: Int32(first), count: Int32(count))
+        return Span(start: first, count: count)
     }
 
     /// A span of screen pixels as the span of picture pixels showing them (clamped to the picture).
@@ -82,7 +74,7 @@ public struct FrameScaler: Sendable {
         let first = (Int(span.start) - axis.start) * axis.picture / axis.length
         let end = ((Int(span.start + span.count) - axis.start) * axis.picture + axis.length - 1) / axis.length
         let start = min(max(first, 0), axis.picture - 1)
-        return Span(start: Int32(start), count: Int32(min(max(1, end - first), axis.picture - start)))
+        return Span(start: start, count: min(max(1, end - first), axis.picture - start))
     }
 
     /// The picture's size: the mapping's, or the whole screen's.
@@ -133,38 +125,6 @@ public struct FrameScaler: Sendable {
     }
 
     private mutating func draw(_ area: PixelRect, from frame: PixelBuffer) {
-        let sourceStride = frame.bytesPerRow / 4, targetStride = output.bytesPerRow / 4
-        let columns = columnSpans, rows = rowSpans, reciprocals = reciprocals
-        let imageX = imageBounds.x, imageY = imageBounds.y
-        frame.bytes.withUnsafeBytes { sourceBytes in
-            let source = sourceBytes.bindMemory(to: UInt32.self)
-            output.bytes.withUnsafeMutableBytes { targetBytes in
-                let target = targetBytes.bindMemory(to: UInt32.self)
-                for y in area.y..<area.maxY {
-                    let row = rows[y - imageY]
-                    let targetRow = y * targetStride
-                    for x in area.x..<area.maxX {
-                        let column = columns[x - imageX]
-                        if row.count == 1, column.count == 1 {
-                            target[targetRow + x] = source[Int(row.start) * sourceStride + Int(column.start)]
-                            continue
-                        }
-                        var blue: UInt32 = 0, green: UInt32 = 0, red: UInt32 = 0
-                        for sy in Int(row.start)..<Int(row.start + row.count) {
-                            let base = sy * sourceStride
-                            for sx in Int(column.start)..<Int(column.start + column.count) {
-                                let pixel = UInt32(littleEndian: source[base + sx])
-                                blue &+= pixel & 0xFF
-                                green &+= pixel >> 8 & 0xFF
-                                red &+= pixel >> 16 & 0xFF
-                            }
-                        }
-                        let scale = reciprocals[Int(row.count * column.count)]
-                        let b = (blue &* scale &+ 32768) >> 16, g = (green &* scale &+ 32768) >> 16, r = (red &* scale &+ 32768) >> 16
-                        target[targetRow + x] = (r << 16 | g << 8 | b).littleEndian
-                    }
-                }
-            }
-        }
+        resampler.draw(area, into: &output, origin: (imageBounds.x, imageBounds.y), from: frame)
     }
 }
