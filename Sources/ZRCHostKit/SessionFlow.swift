@@ -193,7 +193,7 @@ struct SessionFlow: Sendable {
         case .pong, .stats, .error:
             break
         case .hello, .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats,
-             .relayCredentials:
+             .relayCredentials, .monitorLayout:
             await notify(.unsupported, "this host does not handle \(message.type) messages")
         }
 

@@ -36,6 +36,8 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// Host: injects X buttons 8 and 9 (back, forward); controller: may send them. A controller
     /// never sends them to a host that did not announce this (older hosts refuse them).
     public static let extendedButtons = Capabilities(rawValue: 1 << 11)
+    /// Host: sends `monitorLayout`; controller: takes it (and may ask for one monitor's region).
+    public static let monitors = Capabilities(rawValue: 1 << 12)
 
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames]

@@ -74,6 +74,8 @@ extension ZRCMessage {
             return .clipboardRequest(try ClipboardContent.readSelection(from: &reader))
         case .relayCredentials:
             return .relayCredentials(try RelayCredential.read(from: &reader))
+        case .monitorLayout:
+            return .monitorLayout(try MonitorArea.read(from: &reader))
         }
     }
 }

@@ -63,6 +63,8 @@ extension ZRCMessage {
             writer.write(selection.rawValue)
         case .relayCredentials(let list):
             RelayCredential.write(list, to: &writer)
+        case .monitorLayout(let list):
+            MonitorArea.write(list, to: &writer)
         }
         return writer.bytes
     }
@@ -81,7 +83,7 @@ extension ZRCMessage {
         case .cursorShape(let shape): 32 + shape.rgba.count
         case .clipboard(let content): 16 + content.mimeType.utf8.count + content.data.count
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
-            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest, .relayCredentials:
+            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest, .relayCredentials, .monitorLayout:
             64
         }
     }

@@ -28,6 +28,8 @@ public enum ZRCMessage: Sendable, Equatable {
     case pictureRequest(PictureRequest)
     /// Host → controller: how the following frame updates map to the screen (`scaledPictures`).
     case pictureMapping(PictureMapping)
+    /// Host → controller (`monitors`): the shared area's monitors, after `hello` and on change.
+    case monitorLayout([MonitorArea])
     /// Controller → host.
     case input(InputEvent)
     /// Either side: measurements for display and adaptation. `updatesPerSecondMilli` is frames per
@@ -60,6 +62,7 @@ public enum ZRCMessage: Sendable, Equatable {
         case .cursorPosition: .cursorPosition
         case .pictureRequest: .pictureRequest
         case .pictureMapping: .pictureMapping
+        case .monitorLayout: .monitorLayout
         case .input: .input
         case .stats: .stats
         case .linkStats: .linkStats
@@ -83,6 +86,9 @@ public enum ZRCMessage: Sendable, Equatable {
             case .clipboard(let content): content.problem()
             case .relayCredentials(let list) where list.count > RelayCredential.maximumCount: "more than \(RelayCredential.maximumCount) relays"
             case .relayCredentials(let list): list.lazy.compactMap { $0.problem() }.first
+            case .monitorLayout(let list) where !(1...MonitorArea.maximumCount).contains(list.count):
+                "\(list.count) monitors, must be 1…\(MonitorArea.maximumCount)"
+            case .monitorLayout(let list): list.lazy.compactMap { $0.problem() }.first
             case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats, .linkStats,
                  .clipboardRequest:
                 nil

@@ -111,7 +111,7 @@ enum RandomValues {
     static func inputEvent(_ rng: inout some RandomNumberGenerator) -> InputEvent {
         switch Int.random(in: 0..<5, using: &rng) {
         case 0: .pointerMove(x: int(&rng), y: int(&rng))
-        case 1: .button(UInt8.random(in: 1...7, using: &rng), pressed: Bool.random(using: &rng), x: int(&rng), y: int(&rng))
+        case 1: .button(UInt8.random(in: 1...9, using: &rng), pressed: Bool.random(using: &rng), x: int(&rng), y: int(&rng))
         case 2: .scroll(dx: int(&rng), dy: int(&rng), x: int(&rng), y: int(&rng))
         case 3: .key(keysym: int(&rng), pressed: Bool.random(using: &rng), modifiers: KeyModifiers(rawValue: int(&rng)))
         default: .text(string(&rng))
@@ -158,6 +158,12 @@ enum RandomValues {
                                         data: bytes(in: 0...(Bool.random(using: &rng) ? 64 : 70_000), &rng)))
         case .clipboardRequest: .clipboardRequest(ClipboardSelection.allCases.randomElement(using: &rng)!)
         case .relayCredentials: .relayCredentials(relayCredentials(&rng, count: Int.random(in: 0...RelayCredential.maximumCount, using: &rng)))
+        case .monitorLayout:
+            .monitorLayout((0..<Int.random(in: 1...MonitorArea.maximumCount, using: &rng)).map { _ in
+                MonitorArea(x: UInt16.random(in: 0...8000, using: &rng), y: UInt16.random(in: 0...8000, using: &rng),
+                            width: UInt16.random(in: 1...8000, using: &rng), height: UInt16.random(in: 1...8000, using: &rng),
+                            isPrimary: Bool.random(using: &rng), name: string(&rng, maxBytes: 40))
+            })
         }
     }
 
