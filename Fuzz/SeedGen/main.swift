@@ -88,6 +88,9 @@ let messages: [(String, ZRCMessage)] = [
     ("relay-credentials", .relayCredentials([RelayCredential(relay: "198.51.100.7:3478", username: "1764374400:zrc-0a1b2c3d4e5f",
                                                              password: "VGhpcyBpcyBhIHBhc3N3b3Jk", expiresAt: 1_764_374_400)])),
     ("copy", update([FrameRect(x: 0, y: 0, width: 64, height: 31, content: .copy(sourceX: 0, sourceY: 1))], quality: 0)),
+    ("monitor-layout", .monitorLayout([MonitorArea(x: 0, y: 0, width: 1920, height: 1080, isPrimary: true, name: "HDMI-1"),
+                                       MonitorArea(x: 1920, y: 0, width: 1280, height: 1024, isPrimary: false, name: "DP-2")])),
+    ("input-button-9", .input(.button(9, pressed: true, x: 10, y: 20))),
 ] + jpegUpdates + losslessUpdates
 
 for (name, message) in messages { seed("message", name, message.encode()) }
