@@ -21,10 +21,13 @@ public protocol ScreenSource: Sendable {
     /// The pointer: its position always, its shape when it has one to report (nil when the source
     /// has no cursor, e.g. a server without XFixes).
     func cursor() async throws -> CursorState?
+    /// The monitors of the shared area, in its pixels (empty: the source does not know them).
+    func monitors() async -> [MonitorArea]
 }
 
 extension ScreenSource {
     public func cursor() async throws -> CursorState? { nil }
+    public func monitors() async -> [MonitorArea] { [] }
     /// A source without generations keeps all damage owed: the viewer compares a little more.
     public func skip(for viewer: ScreenViewer, through generation: UInt64) async {}
 }

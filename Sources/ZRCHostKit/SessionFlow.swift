@@ -30,7 +30,8 @@ struct SessionFlow: Sendable {
     var hostCapabilities: Capabilities {
         let clipboard: Capabilities = server.configuration.clipboard == nil ? [] : .clipboard
         guard let sharing = server.configuration.sharing else { return clipboard }
-        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats]
+        let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures,
+                                    .linkStats, .monitors]
         return (sharing.input == nil ? screen : screen.union([.textInput, .extendedButtons])).union(clipboard)
     }
 

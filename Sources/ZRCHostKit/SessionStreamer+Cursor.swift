@@ -29,4 +29,23 @@ extension SessionStreamer {
             pointerMovedMicros = WireClock.monotonicMicros()
         }
     }
+
+    /// The monitor layout, at the start and whenever it changed (read at most once a second).
+    func sendMonitors() async throws {
+        guard sendsMonitors else { return }
+        let now = WireClock.monotonicMicros()
+        guard sentMonitors == nil || now &- monitorsReadMicros >= 1_000_000 else { return }
+        monitorsReadMicros = now
+        let monitors = Array(await sharing.source.monitors().prefix(MonitorArea.maximumCount))
+        guard !monitors.isEmpty, monitors != sentMonitors else { return }
+        let message = ZRCMessage.monitorLayout(monitors)
+        do {
+            try message.validate()
+        } catch {
+            logger.warning("not sending an invalid monitor layout: \(error.message)")
+            return
+        }
+        try await connection.send(message)
+        sentMonitors = monitors
+    }
 }

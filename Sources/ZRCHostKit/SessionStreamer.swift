@@ -30,6 +30,10 @@ actor SessionStreamer {
     /// The path as last measured, for `zrc-host sessions`.
     private let link: SessionLink
     var sentShapeID: UInt32?
+    /// Whether both sides announced `monitors`, the layout sent last, and when it was read.
+    let sendsMonitors: Bool
+    var sentMonitors: [MonitorArea]?
+    var monitorsReadMicros: UInt64 = 0
     var sentPosition: (x: Int32, y: Int32, visible: Bool)?
     let viewer: ScreenViewer
     var pointerMovedMicros: UInt64 = 0
@@ -64,6 +68,7 @@ actor SessionStreamer {
         self.connection = connection
         self.logger = logger
         sendsCursor = capabilities.contains(.cursorShape)
+        sendsMonitors = capabilities.contains(.monitors)
         scalesPictures = capabilities.contains(.scaledPictures)
         var configuration = sharing.stream
         configuration.encodings = capabilities.intersection(Capabilities.rectEncodings).subtracting(.losslessFrames)
@@ -84,6 +89,7 @@ actor SessionStreamer {
         while !Task.isCancelled, await connection.isOpen {
             do {
                 try await sendCursor()
+                try await sendMonitors()
                 if changed { changeOwed = true }
                 // A refinement goes only once every frame in flight is acknowledged.
                 if changeOwed || (refinementDue && stream.inFlight.isEmpty) { try await stepFrames() }

@@ -191,6 +191,20 @@ public actor X11ScreenSource: ScreenSource, InputSink {
 
     /// A RANDR event arrived that the next capture must look at.
     private var layoutChangePending = false
+    /// The layout as last read (monitors may change while the screen's size does not).
+    private var latestLayout: MonitorLayout?
+
+    /// The monitors within the shared area, in its pixels (RandR's order).
+    public func monitors() -> [MonitorArea] {
+        // A still screen captures nothing, so nothing else reads the layout: look (once a second).
+        _ = try? checkLayout()
+        let layout = latestLayout ?? x11.layout, area = x11.area
+        return layout.monitors.compactMap { monitor in
+            guard let part = monitor.rect.clipped(to: area), part.width <= Int(UInt16.max), part.height <= Int(UInt16.max) else { return nil }
+            return MonitorArea(x: UInt16(part.x - area.x), y: UInt16(part.y - area.y), width: UInt16(part.width), height: UInt16(part.height),
+                               isPrimary: monitor.isPrimary, name: String(monitor.name.prefix(64)))
+        }
+    }
 
     /// Re-reads the screen layout when RANDR announced a change (`force`), else about once a
     /// second (monitors defined with `xrandr --setmonitor` raise no event); when the screen size
@@ -202,6 +216,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         lastLayoutCheck = .now
         layoutChangePending = false
         let layout = try MonitorLayout.read(from: x11.connection)
+        latestLayout = layout
         let area = try Self.sharedArea(in: layout, monitor: monitorSelector)
         guard layout.screenWidth != x11.layout.screenWidth || layout.screenHeight != x11.layout.screenHeight || area != x11.area
         else { return false }
