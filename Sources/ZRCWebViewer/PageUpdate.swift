@@ -18,9 +18,11 @@ public enum PageUpdate: Sendable {
     case clipboard(String)
     /// The viewer stopped talking to this page: it ended, or another tab took over.
     case end(PageEnd, reason: String)
+    /// The host's monitors (in screen pixels), for showing one of them.
+    case monitors([MonitorArea])
 
     enum Kind: UInt8 {
-        case hello = 0x01, frame = 0x02, cursor = 0x03, cursorVisible = 0x04, status = 0x05, clipboard = 0x06, end = 0x07
+        case hello = 0x01, frame = 0x02, cursor = 0x03, cursorVisible = 0x04, status = 0x05, clipboard = 0x06, end = 0x07, monitors = 0x08
     }
 
     public var encoded: [UInt8] {
@@ -54,6 +56,14 @@ public enum PageUpdate: Sendable {
         case .clipboard(let text):
             writer.write(Kind.clipboard.rawValue)
             writer.write(bytes: text.utf8)
+        case .monitors(let list):
+            writer.write(Kind.monitors.rawValue)
+            writer.write(UInt8(min(list.count, MonitorArea.maximumCount)))
+            for monitor in list.prefix(MonitorArea.maximumCount) {
+                for value in [monitor.x, monitor.y, monitor.width, monitor.height] { writer.write(value) }
+                writer.write(UInt8(monitor.isPrimary ? 1 : 0))
+                writer.write(string: TerminalSafeText.sanitized(monitor.name), maxLength: 255)
+            }
         case .end(let end, let reason):
             writer.write(Kind.end.rawValue)
             writer.write(end.rawValue)

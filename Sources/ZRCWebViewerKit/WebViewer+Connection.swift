@@ -82,6 +82,9 @@ extension WebViewer {
                 sendHello()
             case .message(.clipboard(let content)):
                 await perform(core.handle(.hostClipboard(content), now: now))
+            case .message(.monitorLayout(let list)):
+                state.monitors = list
+                page?.send(.monitors(list))
             case .message, .ended:
                 break
             }

@@ -89,6 +89,7 @@ public actor WebViewer {
         state.pageAdopted()
         sendHello()
         sendStatus()
+        if !state.monitors.isEmpty { link.send(.monitors(state.monitors)) }
         Task { await self.pushCursor(force: true) }
         Task {
             for await message in link.messages {

@@ -9,6 +9,8 @@ struct WebViewerState {
     var roundTrip: Duration?
     var notice: (text: String, until: ContinuousClock.Instant)?
     var wantedPicture: PictureRequest?
+    /// The host's monitors as it last said (sent to every new page).
+    var monitors: [MonitorArea] = []
 
     // Frames: page versions count messages to the current page.
     private(set) var pageVersion: UInt32 = 0

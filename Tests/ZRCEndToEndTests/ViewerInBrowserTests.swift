@@ -153,3 +153,43 @@ import ZRCWebTesting
         await web.close()
     }
 }
+
+/// A host whose screen has two RandR monitors: the page offers them, shows one (the host sends
+/// only that part), and clicks map into it.
+@Suite(.serialized) struct ViewerInBrowserMonitorTests {
+    @Test func thePageShowsOneMonitorAndClicksLandOnIt() async throws {
+        let web = try await WebViewerRig()
+        let half = TestPattern.width / 2
+        try await web.rig.display.run("xrandr", ["--setmonitor", "LEFT", "\(half)/100x\(TestPattern.height)/100+0+0", "screen"])
+        try await web.rig.display.run("xrandr", ["--setmonitor", "RIGHT", "\(half)/100x\(TestPattern.height)/100+\(half)+0", "none"])
+        try await web.browser.call("waitFor", ["expression": "document.getElementById('monitor').options.length === 3"])
+        try await web.browser.call("eval", ["expression": """
+            (() => { const s = document.getElementById('monitor'); s.value = '1'; s.dispatchEvent(new Event('change')); return true; })()
+            """])
+        try await web.browser.call("waitFor", ["expression": "window.zrcViewer.view.mapping?.regionX === \(half) && window.zrcViewer.view.mapping?.regionWidth === \(half)"])
+        // Only the right half: green above, yellow below.
+        let colours = try await web.browser.call("eval", ["expression": """
+            (() => { const c = document.getElementById('screen'), x = c.getContext('2d');
+                     const at = (px, py) => Array.from(x.getImageData(px, py, 1, 1).data.slice(0, 3));
+                     return [at(5, 5), at(5, c.height - 5), c.width, c.height]; })()
+            """])
+        let values = colours["value"] as? [Any] ?? []
+        #expect(values.first as? [Int] == [0, 255, 0] && values.dropFirst().first as? [Int] == [255, 255, 0], "\(values)")
+        // A click maps into the right monitor.
+        let geometry = try await web.browser.call("geometry")
+        let left = geometry["left"] as? Double ?? 0, top = geometry["top"] as? Double ?? 0
+        let width = geometry["width"] as? Double ?? 1, height = geometry["height"] as? Double ?? 1
+        let target = (x: 400, y: 100)
+        let point = (x: left + (Double(target.x - half) + 0.5) * width / Double(half), y: top + (Double(target.y) + 0.5) * height / Double(TestPattern.height))
+        _ = web.rig.client.takeEvents()
+        try await web.browser.call("mouse", ["action": "click", "x": point.x, "y": point.y, "button": "left"])
+        let events = await web.buttonEvents(count: 2)
+        guard case .buttonPress(1, let x, let y)? = events.first else {
+            Issue.record("no press: \(events)")
+            await web.close()
+            return
+        }
+        #expect(abs(x - target.x) <= 1 && abs(y - target.y) <= 1, "pressed at \(x),\(y) for \(target)")
+        await web.close()
+    }
+}

@@ -116,6 +116,9 @@ class Viewer {
       case "clipboard":
         this.clipboard.fromHost(update.text);
         break;
+      case "monitors":
+        this.showMonitors(update.monitors);
+        break;
       case "end":
         this.ended = true;
         this.status.fail(update.takenOver ? "another tab took over this viewer" : `session ended: ${update.reason}`);
@@ -173,6 +176,24 @@ class Viewer {
     this.send(encode.view(wanted.width, wanted.height, wanted.region));
   }
 
+  /** The monitor menu: all of the screen, or one monitor (only when there are several). */
+  showMonitors(monitors) {
+    const select = $("monitor");
+    const chosen = select.value;
+    select.replaceChildren(new Option("All monitors", ""));
+    monitors.forEach((m, index) => select.add(new Option(`${m.name || `monitor ${index + 1}`}${m.primary ? " (primary)" : ""}`, String(index))));
+    this.monitors = monitors;
+    select.parentElement.hidden = monitors.length < 2;
+    select.value = chosen && Number(chosen) < monitors.length ? chosen : "";
+    this.chooseMonitor(select.value);
+  }
+
+  chooseMonitor(value) {
+    const monitor = value === "" ? null : this.monitors?.[Number(value)] ?? null;
+    this.view.monitor = monitor && { x: monitor.x, y: monitor.y, width: monitor.width, height: monitor.height };
+    this.relayout(true);
+  }
+
   localKey(event) {
     // Holding Esc leaves fullscreen (the browser's own rule); F11 stays the browser's.
     if (event.key === "F11") return false;
@@ -187,6 +208,7 @@ class Viewer {
     });
     $("fullscreen").addEventListener("click", () => this.toggleFullscreen());
     $("scale").addEventListener("change", (e) => { this.view.setMode(e.target.value); this.relayout(); });
+    $("monitor").addEventListener("change", (e) => { this.chooseMonitor(e.target.value); this.sink.focus(); });
     $("keys").addEventListener("change", (e) => {
       if (e.target.value === "ctrl-alt-delete") this.send(encode.command(Command.ctrlAltDelete));
       e.target.value = "";

@@ -28,15 +28,35 @@ export class ScreenView {
     this.mode = "fit";      // "fit" | "one" (1:1) | "zoom"
     this.zoom = 1;          // in "zoom": times the fit scale
     this.screen = null;     // { width, height } of the host's screen
+    this.monitor = null;    // the part of it shown ({ x, y, width, height }), null: all of it
     this.mapping = null;    // the picture's region and size, as the last frame said
     this.version = 0;
+  }
+
+  /** What is shown: one monitor, or the whole screen. */
+  get shown() {
+    if (!this.screen) return null;
+    const m = this.monitor;
+    if (m && m.x + m.width <= this.screen.width && m.y + m.height <= this.screen.height) return m;
+    return { x: 0, y: 0, width: this.screen.width, height: this.screen.height };
+  }
+
+  /**
+   * What the canvas holds now: the region of the last frame (until a new monitor's picture
+   * arrives, the old one), so a click maps to what is under it.
+   */
+  get displayed() {
+    const m = this.mapping;
+    if (m && m.regionWidth > 0 && m.regionHeight > 0) return { x: m.regionX, y: m.regionY, width: m.regionWidth, height: m.regionHeight };
+    return this.shown;
   }
 
   /** CSS pixels per remote pixel. */
   get scale() {
     if (!this.screen) return 1;
+    const shown = this.shown;
     const ratio = window.devicePixelRatio || 1;
-    const fit = Math.min(this.area.clientWidth / this.screen.width, this.area.clientHeight / this.screen.height);
+    const fit = Math.min(this.area.clientWidth / shown.width, this.area.clientHeight / shown.height);
     switch (this.mode) {
       case "one": return 1 / ratio;
       case "zoom": return Math.max(fit, Math.min(fit * this.zoom, maximumZoom / ratio));
@@ -47,19 +67,19 @@ export class ScreenView {
   /** Sizes the canvas for the mode; returns the picture to ask zrc-ctl for. */
   layout() {
     if (!this.screen) return null;
-    const scale = this.scale;
+    const scale = this.scale, shown = this.shown;
     const ratio = window.devicePixelRatio || 1;
-    const cssWidth = this.screen.width * scale, cssHeight = this.screen.height * scale;
+    const cssWidth = shown.width * scale, cssHeight = shown.height * scale;
     this.canvas.style.width = `${cssWidth}px`;
     this.canvas.style.height = `${cssHeight}px`;
     this.area.classList.toggle("scrolls", this.mode !== "fit");
     // Device pixels per remote pixel: below 1 the host shrinks the picture for us (fewer bytes,
     // a box filter); at 1 and above it sends every pixel and the page enlarges without smoothing.
     const density = scale * ratio;
-    const width = density < 1 ? Math.max(1, Math.round(this.screen.width * density)) : this.screen.width;
-    const height = density < 1 ? Math.max(1, Math.round(this.screen.height * density)) : this.screen.height;
-    this.canvas.style.imageRendering = width >= this.screen.width ? "pixelated" : "auto";
-    return { width, height, region: { x: 0, y: 0, width: this.screen.width, height: this.screen.height } };
+    const width = density < 1 ? Math.max(1, Math.round(shown.width * density)) : shown.width;
+    const height = density < 1 ? Math.max(1, Math.round(shown.height * density)) : shown.height;
+    this.canvas.style.imageRendering = width >= shown.width ? "pixelated" : "auto";
+    return { width, height, region: { x: shown.x, y: shown.y, width: shown.width, height: shown.height } };
   }
 
   setMode(mode) {
@@ -77,7 +97,7 @@ export class ScreenView {
     this.layout();
     if (before) {
       const rect = this.canvas.getBoundingClientRect();
-      const scale = rect.width / this.screen.width;
+      const scale = rect.width / this.displayed.width;
       this.area.scrollLeft += rect.left + before.x * scale - clientX;
       this.area.scrollTop += rect.top + before.y * scale - clientY;
     }
@@ -90,11 +110,13 @@ export class ScreenView {
   remotePoint(clientX, clientY, { exact = false, clamp = false } = {}) {
     if (!this.screen) return null;
     const rect = this.canvas.getBoundingClientRect();
+    const shown = this.displayed;
     if (exact) {
       if (rect.width <= 0 || rect.height <= 0) return null;
-      return { x: (clientX - rect.left) / rect.width * this.screen.width, y: (clientY - rect.top) / rect.height * this.screen.height };
+      return { x: (clientX - rect.left) / rect.width * shown.width, y: (clientY - rect.top) / rect.height * shown.height };
     }
-    return remotePixel(rect, this.screen, clientX, clientY, clamp);
+    const point = remotePixel(rect, shown, clientX, clientY, clamp);
+    return point && { x: point.x + shown.x, y: point.y + shown.y };
   }
 
   /** Puts a frame's rectangles on the canvas (called from an animation frame). */

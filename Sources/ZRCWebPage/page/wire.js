@@ -3,7 +3,7 @@
 // against what arrived; a message that does not parse is dropped and reported, never half-used.
 
 export const FromViewer = Object.freeze({
-  hello: 0x01, frame: 0x02, cursor: 0x03, cursorVisible: 0x04, status: 0x05, clipboard: 0x06, end: 0x07,
+  hello: 0x01, frame: 0x02, cursor: 0x03, cursorVisible: 0x04, status: 0x05, clipboard: 0x06, end: 0x07, monitors: 0x08,
 });
 
 export const ToViewer = Object.freeze({
@@ -89,6 +89,14 @@ export function decodeUpdate(buffer) {
     case FromViewer.clipboard:
       update = { type: "clipboard", text: decoder.decode(r.rest()) };
       break;
+    case FromViewer.monitors: {
+      const count = r.u8(), monitors = [];
+      for (let i = 0; i < count; i++) {
+        monitors.push({ x: r.u16(), y: r.u16(), width: r.u16(), height: r.u16(), primary: r.u8() === 1, name: r.string() });
+      }
+      update = { type: "monitors", monitors };
+      break;
+    }
     case FromViewer.end: {
       const kind = r.u8();
       update = { type: "end", takenOver: kind === 1, reason: decoder.decode(r.rest()) };
