@@ -1,12 +1,10 @@
 public import ZRCFrames
-public import ZRCNetworking
+import ZRCNetworking
 public import ZRCProtocol
 
 /// Something that happened on a session, in order.
 public enum ControllerEvent: Sendable {
     case message(ZRCMessage)
-    /// A frame update was composed; `pollFrame` returns it.
-    case frame(version: UInt64)
     case ended(ConnectionEnd)
 }
 
@@ -27,7 +25,7 @@ public struct ComposedFrame: Sendable {
     public let dirty: [PixelRect]
     /// Areas changed since the version asked for in `pollFrame(newerThan:)` (the whole screen
     /// when that is too old to tell): what a viewer showing that version has to redraw.
-    public let changedSince: [PixelRect]
+    public internal(set) var changedSince: [PixelRect]
     /// JPEG quality of the newest update: moderate during motion, 92 once still areas were
     /// refined as JPEG, 0 when the update held no JPEG at all (lossless: solid or raw rects).
     public let quality: Int
@@ -44,6 +42,15 @@ public struct ComposedFrame: Sendable {
     public var screenHeight: Int { mapping.map { Int($0.screenHeight) } ?? pixels.height }
 }
 
+extension ComposedFrame {
+    /// A frame with only pixels, version and changed areas (for tests of what consumes frames).
+    package init(pixels: PixelBuffer, version: UInt64, changedSince: [PixelRect]) {
+        self.init(pixels: pixels, version: version, frameID: version, captureMicros: 0, encodeDoneMicros: 0, sendMicros: 0,
+                  receivedMicros: 0, decodedMicros: 0, dirty: changedSince, changedSince: changedSince, quality: 0, mapping: nil,
+                  inexactPixels: nil)
+    }
+}
+
 /// An established, authenticated connection to a host, seen from the controller.
 public actor ControllerSession {
     public nonisolated let hostName: String
@@ -51,6 +58,8 @@ public actor ControllerSession {
     public nonisolated let granted: SessionFlags
     /// Every message the host sends (except keepalive traffic) and finally the end.
     public nonisolated let events: AsyncStream<ControllerEvent>
+    /// Frames, pointer and link measurements for the session's viewer, newest only.
+    public nonisolated let feed = ViewerFeed()
     private let eventSink: AsyncStream<ControllerEvent>.Continuation
     private var connection: SecureConnection?
     private var pingWaiters: [UInt64: CheckedContinuation<UInt64, any Error>] = [:]
@@ -130,17 +139,20 @@ public actor ControllerSession {
         case .cursorShape(let shape):
             cursor.shape = shape
             cursorShapesReceived += 1
+            feed.publish(cursor: cursor)
             return
         case .cursorPosition(let x, let y, let visible, _):
             cursor.x = x
             cursor.y = y
             cursor.visible = visible
+            feed.publish(cursor: cursor)
             return
         case .pictureMapping(let mapping):
             compositor.adopt(mapping)
             return
         case .linkStats(let stats):
             linkStats = stats
+            feed.publish(link: stats)
             return
         case .relayCredentials(let list):
             relayCredentials = list
@@ -162,10 +174,13 @@ public actor ControllerSession {
             await connection?.close(reason: .protocolError, text: "this controller cannot decode frames")
             return
         }
+        // A frame the viewer has not taken would make the compositor copy the whole picture.
+        feed.reclaim()
         do {
             try compositor.apply(update, decoder: &decoder)
             self.decoder = decoder
             lastReceipt = (received, WireClock.monotonicMicros())
+            feed.publish { taken in composedFrame(changedSince: taken) }
         } catch {
             await connection?.close(reason: .protocolError, text: "a frame update could not be applied: \(error)")
             return
@@ -179,7 +194,6 @@ public actor ControllerSession {
         } else {
             try? await connection?.send(.frameAck(frameID: update.frameID, receivedMicros: received, decodedMicros: lastReceipt.decoded))
         }
-        eventSink.yield(.frame(version: compositor.version))
     }
 
     /// A decoded update the viewer has not shown yet (`viewerAcknowledges`).
@@ -235,6 +249,10 @@ public actor ControllerSession {
     /// since then (none when it is that version); nil before the first frame.
     public func newestFrame(changedSince version: UInt64) -> ComposedFrame? {
         guard compositor.version > 0 else { return nil }
+        return composedFrame(changedSince: version)
+    }
+
+    private func composedFrame(changedSince version: UInt64) -> ComposedFrame {
         let (capture, encodeDone, send) = compositor.lastTimestamps
         return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
                              captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send,
@@ -253,6 +271,7 @@ public actor ControllerSession {
         pingWaiters = [:]
         eventSink.yield(.ended(end))
         eventSink.finish()
+        feed.close()
         endWaiters.forEach { $0.resume(returning: end) }
         endWaiters = []
     }

@@ -143,7 +143,7 @@ public struct ZRCController: Sendable {
                 throw ControllerError(.closedByHost, "the host ended the pairing: \(TerminalSafeText.sanitized(text))")
             case .ended(let end):
                 throw ControllerError(.connectionLost, "the pairing connection ended before the host confirmed: \(end)")
-            case .message, .frame:
+            case .message:
                 continue
             }
         }

@@ -21,17 +21,25 @@ public struct Viewport: Sendable, Equatable {
     /// Top-left corner of the visible region, in remote pixels.
     public private(set) var originX: Double = 0
     public private(set) var originY: Double = 0
+    /// The part of the screen the view is confined to (one monitor), in remote pixels; the whole
+    /// screen unless `show(region:)` chose one.
+    public private(set) var regionX = 0
+    public private(set) var regionY = 0
+    public private(set) var regionWidth: Int
+    public private(set) var regionHeight: Int
 
     public init(remoteWidth: Int, remoteHeight: Int, areaWidth: Int, areaHeight: Int) {
         self.remoteWidth = max(1, remoteWidth)
         self.remoteHeight = max(1, remoteHeight)
+        regionWidth = self.remoteWidth
+        regionHeight = self.remoteHeight
         self.areaWidth = max(1, areaWidth)
         self.areaHeight = max(1, areaHeight)
     }
 
     /// The visible region of the remote screen, in remote pixels.
-    public var visibleWidth: Double { Double(remoteWidth) / zoom }
-    public var visibleHeight: Double { Double(remoteHeight) / zoom }
+    public var visibleWidth: Double { Double(regionWidth) / zoom }
+    public var visibleHeight: Double { Double(regionHeight) / zoom }
 
     /// Local pixels per remote pixel.
     public var scale: Double {
@@ -56,18 +64,18 @@ public struct Viewport: Sendable, Equatable {
         return (image.x + (x - originX) * scale, image.y + (y - originY) * scale)
     }
 
-    /// The remote pixel under local point (`x`, `y`), clamped to the screen; nil in the letterbox
+    /// The remote pixel under local point (`x`, `y`), clamped to the region shown; nil in the letterbox
     /// bars (outside the image), where a pointer event means nothing remote.
     public func remotePixel(x: Double, y: Double) -> (x: Int, y: Int)? {
         let image = imageRect
         guard x >= image.x, x < image.x + image.width, y >= image.y, y < image.y + image.height else { return nil }
         let exact = exactRemote(x: x, y: y)
-        return (Self.clamp(exact.x, to: remoteWidth), Self.clamp(exact.y, to: remoteHeight))
+        return (Self.clamp(exact.x, from: regionX, size: regionWidth), Self.clamp(exact.y, from: regionY, size: regionHeight))
     }
 
-    private static func clamp(_ value: Double, to size: Int) -> Int {
-        guard value.isFinite else { return 0 }
-        return min(max(Int(value.rounded(.down)), 0), size - 1)
+    private static func clamp(_ value: Double, from start: Int, size: Int) -> Int {
+        guard value.isFinite else { return start }
+        return min(max(Int(value.rounded(.down)), start), start + size - 1)
     }
 
     /// What to ask the host for: the visible region (rounded outwards to whole pixels, plus one
@@ -104,12 +112,29 @@ public struct Viewport: Sendable, Equatable {
         clampOrigin()
     }
 
-    /// Back to the whole screen.
+    /// Back to all of the region shown, unzoomed.
     public mutating func reset() {
         zoom = 1
-        originX = 0
-        originY = 0
+        originX = Double(regionX)
+        originY = Double(regionY)
     }
+
+    /// Confines the view to one part of the screen (a monitor; nil: the whole screen), unzoomed.
+    /// A region reaching outside the screen is cut to it; one outside it entirely shows it all.
+    public mutating func show(region: (x: Int, y: Int, width: Int, height: Int)?) {
+        let x0 = max(0, region?.x ?? 0), y0 = max(0, region?.y ?? 0)
+        let x1 = min(remoteWidth, region.map { $0.x + $0.width } ?? remoteWidth)
+        let y1 = min(remoteHeight, region.map { $0.y + $0.height } ?? remoteHeight)
+        if x1 > x0, y1 > y0 {
+            (regionX, regionY, regionWidth, regionHeight) = (x0, y0, x1 - x0, y1 - y0)
+        } else {
+            (regionX, regionY, regionWidth, regionHeight) = (0, 0, remoteWidth, remoteHeight)
+        }
+        reset()
+    }
+
+    /// Whether the view is confined to part of the screen.
+    public var showsRegion: Bool { regionWidth != remoteWidth || regionHeight != remoteHeight }
 
     /// The terminal was resized: same zoom and region, new drawing area.
     public mutating func resizeArea(width: Int, height: Int) {
@@ -121,11 +146,11 @@ public struct Viewport: Sendable, Equatable {
     public mutating func resizeRemote(width: Int, height: Int) {
         remoteWidth = max(1, width)
         remoteHeight = max(1, height)
-        reset()
+        show(region: nil)
     }
 
     private mutating func clampOrigin() {
-        originX = min(max(originX, 0), Double(remoteWidth) - visibleWidth)
-        originY = min(max(originY, 0), Double(remoteHeight) - visibleHeight)
+        originX = min(max(originX, Double(regionX)), Double(regionX + regionWidth) - visibleWidth)
+        originY = min(max(originY, Double(regionY)), Double(regionY + regionHeight) - visibleHeight)
     }
 }

@@ -67,6 +67,11 @@ extension TerminalViewer {
                 await copyToTerminal(.text(text))
             case .notice(let text, let seconds):
                 showNotice(text, seconds: UInt64(seconds))
+            case .monitors:
+                break  // the terminal cycles through them (Ctrl+] m) and names the one shown
+            case .show(let area):
+                shownArea = area
+                showArea()
             case .closeSession:
                 await session?.close(text: "the viewer was closed")
             case .finish(let message):
@@ -78,11 +83,21 @@ extension TerminalViewer {
 
     /// The session's events until it ends.
     private func follow(_ session: ControllerSession) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.watch(session.feed) }
+            await followEvents(session)
+        }
+    }
+
+    /// Draws again whenever the session pushes a frame, a pointer change or a link measurement.
+    private func watch(_ feed: ViewerFeed) async {
+        while await feed.changed() { requestRender() }
+    }
+
+    private func followEvents(_ session: ControllerSession) async {
         for await event in session.events {
             let now = WireClock.monotonicMicros()
             switch event {
-            case .frame:
-                sink.yield(.frameArrived)
             case .message(.error(let code, let text)):
                 logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
                 await perform(core.handle(.hostError(code, text), now: now))
@@ -91,10 +106,21 @@ extension TerminalViewer {
                 mapper.clipboardAvailable = core.clipboardAvailable
             case .message(.clipboard(let content)):
                 await perform(core.handle(.hostClipboard(content), now: now))
+            case .message(.monitorLayout(let layout)):
+                await perform(core.handle(.monitorLayout(layout), now: now))
             case .message, .ended:
                 break
             }
         }
+    }
+
+    /// Confines the view to the monitor chosen (or shows all), from the start.
+    func showArea() {
+        mapper.viewport.show(region: shownArea.map { (Int($0.x), Int($0.y), Int($0.width), Int($0.height)) })
+        status.zoom = 1
+        needsFullRedraw = true
+        needsClear = true
+        requestRender()
     }
 
     private func attach(_ session: ControllerSession) {
@@ -106,6 +132,7 @@ extension TerminalViewer {
         status.path = session.path.description
         status.roundTripMillis = nil
         shownVersion = 0
+        requestedPicture = nil
         picture = ViewerPicture()
         needsFullRedraw = true
         lastReceivedTotal = 0

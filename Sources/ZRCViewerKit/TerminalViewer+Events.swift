@@ -32,13 +32,6 @@ extension TerminalViewer {
         case .tick:
             await updateRates()
             requestRender()
-        case .frameArrived:
-            if let sent = inputSentMicros {
-                let millis = Double(WireClock.monotonicMicros() &- sent) / 1000
-                status.inputToFrameMillis = status.inputToFrameMillis.map { $0 * 0.7 + millis * 0.3 } ?? millis
-                inputSentMicros = nil
-            }
-            requestRender()
         case .finish(let reason):
             exit = reason
         case .probeTimeout:
@@ -76,6 +69,8 @@ extension TerminalViewer {
                     showNotice(text)
                 case .takeHostClipboard:
                     await perform(core.handle(.takeClipboard, now: WireClock.monotonicMicros()))
+                case .nextMonitor:
+                    await perform(core.handle(.nextMonitor, now: WireClock.monotonicMicros()))
                 }
             }
         }

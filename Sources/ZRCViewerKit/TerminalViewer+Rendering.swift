@@ -22,6 +22,14 @@ extension TerminalViewer {
         }
     }
 
+    /// Input → frame latency for the status line: the first new frame after input was sent.
+    private func noteInputAnswered() {
+        guard let sent = inputSentMicros else { return }
+        let millis = Double(WireClock.monotonicMicros() &- sent) / 1000
+        status.inputToFrameMillis = status.inputToFrameMillis.map { $0 * 0.7 + millis * 0.3 } ?? millis
+        inputSentMicros = nil
+    }
+
     /// One frame: the newest picture (only what changed), the help box if shown, the status line,
     /// inside one synchronized update.
     func render() async throws {
@@ -35,30 +43,37 @@ extension TerminalViewer {
         }
         var drewFrame = false
         if let session {
-            // The frame is only borrowed for this render (see ViewerPicture).
-            let frame = await session.newestFrame(changedSince: shownVersion)
-            let cursor = await session.pollCursor()
-            if let link = await session.linkStats, link.deliveryRate > 0 {
+            // Pushed by the session, no hop into it; the frame is only borrowed for this render
+            // (see ViewerFeed.take).
+            let snapshot = session.feed.take()
+            let frame = snapshot.frame
+            let cursor = snapshot.cursor
+            if let link = snapshot.link, link.deliveryRate > 0 {
                 status.pathRate = Double(link.deliveryRate)
                 status.queueMillis = Double(link.queueMicros) / 1000
             }
-            if let frame, frame.version != shownVersion {
+            if let frame, snapshot.frameIsNew {
+                noteInputAnswered()
                 shownVersion = frame.version
                 status.quality = frame.quality
                 if frame.screenWidth != mapper.viewport.remoteWidth || frame.screenHeight != mapper.viewport.remoteHeight {
                     mapper.viewport.resizeRemote(width: frame.screenWidth, height: frame.screenHeight)
+                    if shownArea != nil { showArea() }
                     status.zoom = 1
                 }
             }
             // The host sends what is shown: the visible region, at the image's size in the terminal.
-            if !configuration.fullResolution, frame != nil {
-                await session.requestPicture(mapper.viewport.pictureRequest)
+            let request = mapper.viewport.pictureRequest
+            if !configuration.fullResolution, frame != nil, request != requestedPicture {
+                requestedPicture = request
+                await session.requestPicture(request)
             }
             let pointer = cursor.shape.flatMap { cursor.visible ? ViewerPicture.Pointer(shape: $0, x: cursor.x, y: cursor.y) : nil }
             let full = needsFullRedraw
             let changed = picture.update(frame: frame?.pixels, changedRemote: frame?.changedSince ?? [], pointer: pointer,
                                          viewport: mapper.viewport, mapping: frame?.mapping, full: full)
-            if let image = picture.image, area == self.area {
+            // No frame: the session is applying the next one and pushes it right after.
+            if frame != nil, let image = picture.image, area == self.area {
                 if full { needsFullRedraw = false }
                 if changed.map({ !$0.isEmpty }) ?? true {
                     output += try renderer.draw(image, changed: full ? nil : changed, in: area)

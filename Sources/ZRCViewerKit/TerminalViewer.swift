@@ -23,7 +23,6 @@ public actor TerminalViewer {
         case signal(Int32)
         case probeTimeout
         case tick
-        case frameArrived
         case finish(ViewerExit)
     }
 
@@ -50,6 +49,10 @@ public actor TerminalViewer {
     var status: ViewerStatus
     var session: ControllerSession?
     var shownVersion: UInt64 = 0
+    /// The picture last asked of the host (asked again only when it changes).
+    var requestedPicture: PictureRequest?
+    /// The monitor shown (nil: the whole screen), as the viewer core chose it.
+    var shownArea: MonitorArea?
     var needsFullRedraw = true
     var needsClear = false
     var showHelp = false

@@ -4,7 +4,7 @@ public import ZRCViewer
 
 /// The viewer's session logic, for every front end (the terminal, the browser page): when to
 /// open a session and when to try again, what the status says, what the host's clipboard may do,
-/// and how a browser's keys become X keysyms. Sans-IO: events and "now" (monotonic µs) in,
+/// which monitor is shown, and how a browser's keys become X keysyms. Sans-IO: events and "now" (monotonic µs) in,
 /// actions out; the front end opens sessions, sends, draws and sleeps.
 public struct ViewerCore: Sendable {
     public enum Connection: Sendable, Equatable {
@@ -32,6 +32,11 @@ public struct ViewerCore: Sendable {
         case browserKey(pressed: Bool, key: String, code: String, modifiers: KeyModifiers)
         /// The front end lost focus or its input: let go of every key.
         case releaseKeys
+        /// The host's monitor layout.
+        case monitorLayout([MonitorArea])
+        /// The user chose a monitor (nil: all of them), or the next one (Ctrl+] m).
+        case showMonitor(Int?)
+        case nextMonitor
         /// The user leaves.
         case leave(String)
         /// Time passed (the front end wakes at `nextWake`).
@@ -48,6 +53,10 @@ public struct ViewerCore: Sendable {
         case writeClipboard(String)
         /// Show this for `seconds` (4 for most, 8 for a refusal, 15 for a clipboard offer).
         case notice(String, seconds: Int)
+        /// The host's monitors changed (for a front end that lists them).
+        case monitors([MonitorArea])
+        /// Show this part of the screen (nil: all of it) and ask the host for it alone.
+        case show(MonitorArea?)
         /// Close the session, if one is open.
         case closeSession
         /// The viewer is over; the text says why.
@@ -67,6 +76,7 @@ public struct ViewerCore: Sendable {
     private var policy = ReconnectPolicy()
     private var clipboardGate: HostClipboardGate
     private var keyboard = BrowserKeyboard()
+    public private(set) var monitorChoice = MonitorChoice()
 
     public init(viewOnly: Bool, clipboard: Bool, clipboardFromHost: Bool, takeHint: String) {
         viewOnlyRequested = viewOnly
@@ -131,6 +141,19 @@ public struct ViewerCore: Sendable {
             let events = keyboard.releaseAll()
             guard case .connected(false, _) = connection, !events.isEmpty else { return [] }
             return [.send(events)]
+        case .monitorLayout(let layout):
+            let before = monitorChoice.area
+            let gone = monitorChoice.adopt(layout)
+            var actions: [Action] = [.monitors(monitorChoice.monitors)]
+            if monitorChoice.area != before { actions.append(.show(monitorChoice.area)) }
+            if let gone { actions.append(.notice(gone, seconds: 4)) }
+            return actions
+        case .showMonitor(let index):
+            let text = monitorChoice.show(index)
+            return [.show(monitorChoice.area), .notice(text, seconds: 4)]
+        case .nextMonitor:
+            let text = monitorChoice.cycle()
+            return [.show(monitorChoice.area), .notice(text, seconds: 4)]
         case .leave(let reason):
             if case .ended = connection { return [] }
             connection = .ended(reason)

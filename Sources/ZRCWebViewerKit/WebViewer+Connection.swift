@@ -56,6 +56,11 @@ extension WebViewer {
                 page?.send(.clipboard(text))
             case .notice(let text, let seconds):
                 showNotice(text, seconds: seconds)
+            case .monitors(let layout):
+                state.monitors = layout
+                page?.send(.monitors(layout))
+            case .show:
+                break  // the page chooses its monitor itself, no round trip (view.js)
             case .closeSession:
                 await session?.close(text: "the viewer ended")
             case .finish(let reason):
@@ -67,13 +72,27 @@ extension WebViewer {
 
     /// The session's events until it ends.
     private func follow(_ session: ControllerSession) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.watch(session) }
+            await followEvents(session)
+        }
+    }
+
+    /// Frames and pointer changes as the session pushes them (newest only).
+    private func watch(_ session: ControllerSession) async {
+        while await session.feed.changed() {
+            guard self.session === session else { return }
+            framesReceived = session.feed.framesComposed
+            pushCursor(session.feed.cursor, force: false)
+            await acknowledgeUnshown()
+            await pump()
+        }
+    }
+
+    private func followEvents(_ session: ControllerSession) async {
         for await event in session.events {
             let now = WireClock.monotonicMicros()
             switch event {
-            case .frame:
-                framesReceived += 1
-                await acknowledgeUnshown()
-                await pump()
             case .message(.error(let code, let text)):
                 logger.notice("the host says: \(code): \(TerminalSafeText.sanitized(text))")
                 await perform(core.handle(.hostError(code, text), now: now))
@@ -82,9 +101,8 @@ extension WebViewer {
                 sendHello()
             case .message(.clipboard(let content)):
                 await perform(core.handle(.hostClipboard(content), now: now))
-            case .message(.monitorLayout(let list)):
-                state.monitors = list
-                page?.send(.monitors(list))
+            case .message(.monitorLayout(let layout)):
+                await perform(core.handle(.monitorLayout(layout), now: now))
             case .message, .ended:
                 break
             }

@@ -17,12 +17,12 @@ extension WebViewer {
         repeat {
             state.pumpAgain = false
             guard let page, let session, state.inFlight < Self.framesInFlight else { return }
-            guard let frame = await session.newestFrame(changedSince: state.sentSessionVersion) else { return }
-            guard self.session === session, self.page === page else { return }
+            // A frame the page may never draw is not taken: the session reclaims it before the next.
+            let whole = state.needsWholePicture
+            guard whole || session.feed.hasNewFrame else { return }
+            guard let frame = session.feed.take().frame else { return }
             let mapping = frame.mapping ?? .identity(width: UInt32(frame.pixels.width), height: UInt32(frame.pixels.height))
-            let whole = state.needsWholePicture || mapping != state.sentMapping
-            guard whole || frame.version != state.sentSessionVersion else { return }
-            let rects = whole ? [frame.pixels.bounds] : frame.changedSince
+            let rects = whole || mapping != state.sentMapping ? [frame.pixels.bounds] : frame.changedSince
             let version = state.nextPageVersion()
             page.send(.frame(PageFrame(version: version, mapping: mapping, pixels: frame.pixels, rects: rects)))
             state.sent(sessionVersion: frame.version, mapping: mapping)

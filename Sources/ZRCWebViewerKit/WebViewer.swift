@@ -90,12 +90,12 @@ public actor WebViewer {
         sendHello()
         sendStatus()
         if !state.monitors.isEmpty { link.send(.monitors(state.monitors)) }
-        Task { await self.pushCursor(force: true) }
+        if let session { pushCursor(session.feed.cursor, force: true) }
         Task {
             for await message in link.messages {
                 await self.handle(message, from: link)
             }
-            await self.pageGone(link)
+            self.pageGone(link)
         }
         Task { await self.pump() }
     }
@@ -121,7 +121,6 @@ public actor WebViewer {
                 state.roundTrip = await session.roundTrip()
                 state.noteReceived(total: await session.receivedBytes(), now: ContinuousClock.now)
             }
-            await pushCursor(force: false)
             sendStatus()
         }
     }
@@ -135,9 +134,8 @@ public actor WebViewer {
         sendStatus()
     }
 
-    private func pushCursor(force: Bool) async {
-        guard let session, let page else { return }
-        let cursor = await session.pollCursor()
+    func pushCursor(_ cursor: RemoteCursor, force: Bool) {
+        guard let page else { return }
         if force || cursor.shape?.shapeID != state.sentCursorShape || state.sentCursorShape == nil && cursor.shape != nil {
             state.sentCursorShape = cursor.shape?.shapeID
             page.send(.cursor(cursor.shape))

@@ -157,8 +157,6 @@ private struct ClipboardExchange {
                     outcome = decided
                     break events
                 }
-            case .frame:
-                continue
             case .ended(let end):
                 if needsAnswer || !actDone { outcome = .failure(CommandError(.failure, "no answer from `\(name)`: \(end)")) }
             }

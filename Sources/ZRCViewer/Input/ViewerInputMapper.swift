@@ -16,6 +16,8 @@ public enum ViewerAction: Sendable, Equatable {
     /// The escape chord's `c`: ask the host for its clipboard and put the answer into this
     /// terminal's clipboard (the one way a host copy gets there by default).
     case takeHostClipboard
+    /// The escape chord's `m`: show the next monitor (after the last: all of them).
+    case nextMonitor
 }
 
 /// Turns terminal events into host input through the viewport, and handles the escape chord.
@@ -28,7 +30,7 @@ public enum ViewerAction: Sendable, Equatable {
 /// - Pasted text is typed as text, with Return and Tab keys for line breaks and tabs, or goes
 ///   through the host's clipboard (`pasteMode`, when the host shares its clipboard).
 /// - The escape chord is Ctrl+] followed by: `q` detach, `+`/`-` zoom, arrows pan, `0` whole
-///   screen, `p` paste mode, `c` take the host's clipboard, `?` help, Ctrl+] again to send Ctrl+] itself.
+///   screen, `m` next monitor, `p` paste mode, `c` take the host's clipboard, `?` help, Ctrl+] again to send Ctrl+] itself.
 public struct ViewerInputMapper: Sendable {
     public var viewport: Viewport
     /// Terminal pixels per cell, and where the drawing area starts (0-based cell column and row).
@@ -141,6 +143,7 @@ public struct ViewerInputMapper: Sendable {
         case TerminalKeysym.up: viewport.pan(byLocal: 0, -step)
         case TerminalKeysym.down: viewport.pan(byLocal: 0, step)
         case UInt32(ascii: "?"), UInt32(ascii: "h"): return [.toggleHelp]
+        case UInt32(ascii: "m"), UInt32(ascii: "M"): return [.nextMonitor]
         case UInt32(ascii: "p"), UInt32(ascii: "P"):
             guard clipboardAvailable else { return [.notice("the host shares no clipboard with this session: paste types the text")] }
             pasteMode = pasteMode.next
