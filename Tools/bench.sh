@@ -50,6 +50,10 @@ echo
 echo
 "$bench" web --size 1280x720 --soak-seconds 600
 echo
+# Why the page gets raw rects: drawing them against decoding forwarded JPEG, in the same browser.
+echo "loopback encodings (in-page draw ms, bytes on the WebSocket):"
+"$ZRC_PLAYWRIGHT_PYTHON" Tools/web-test/loopback-encodings.py 40
+echo
 # The link profiles need network namespaces, tc and iptables: root only.
 if [[ $(id -u) -eq 0 ]]; then
   "$bench" links
