@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import NIOCore
 import Testing
 import ZRCControllerKit
@@ -231,10 +230,11 @@ import ZRCProtocol
             // 60 s timer only bounds a host that never sends a frame (however loaded the machine).
             let timer = TCPEndpoint.closeAfter(.seconds(60), channel: channel.channel)
             defer { timer.cancel() }
-            let received = Mutex(0)
+            // The reader says when the first frame came (and finishes, at the latest when the
+            // 60 s timer closes the channel).
+            let (firstFrame, firstFrameSeen) = AsyncStream<Void>.makeStream()
             let change = Task {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while received.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+                for await _ in firstFrame { break }
                 screen.draw { $0.setPixel(x: 1, y: 1, rgb: 0xFF) }
                 try? await Task.sleep(for: .seconds(2))
                 try? await channel.channel.close()
@@ -247,8 +247,9 @@ import ZRCProtocol
                 var frames = 0
                 while let buffer = try? await iterator.next() {
                     frames += (try secure.open(buffer.readableBytesView)).count { if case .frameUpdate = $0 { true } else { false } }
-                    received.withLock { $0 = frames }
+                    if frames > 0 { firstFrameSeen.yield() }
                 }
+                firstFrameSeen.finish()
                 return frames
             }
             await change.value

@@ -27,9 +27,13 @@ public enum PoolStallWatch {
         while true {
             let asked = clock.now
             let ran = Mutex<ContinuousClock.Instant?>(nil)
-            Task.detached { ran.withLock { $0 = clock.now } }
-            // Bounded by the process: the watch runs as long as the test run does.
-            while ran.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.05) }
+            let started = DispatchSemaphore(value: 0)
+            Task.detached {
+                ran.withLock { $0 = clock.now }
+                started.signal()
+            }
+            // This thread is the watch's own: waiting here holds none of the pool's.
+            started.wait()
             if let at = ran.withLock({ $0 }), at - asked > threshold {
                 let waited = (at - asked).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))
                 FileHandle.standardError.write(Data("pool-stall-watch: a new task waited \(waited) to start on Swift's cooperative pool\n".utf8))
