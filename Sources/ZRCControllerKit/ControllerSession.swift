@@ -26,6 +26,9 @@ public struct ComposedFrame: Sendable {
     /// Areas changed since the version asked for in `pollFrame(newerThan:)` (the whole screen
     /// when that is too old to tell): what a viewer showing that version has to redraw.
     public internal(set) var changedSince: [PixelRect]
+    /// The same catch-up as moves to repeat and areas to repaint (`ChangePlan`), for a viewer that
+    /// keeps its own copy of the picture and can copy within it (the browser page).
+    public internal(set) var plan: ChangePlan
     /// JPEG quality of the newest update: moderate during motion, 92 once still areas were
     /// refined as JPEG, 0 when the update held no JPEG at all (lossless: solid or raw rects).
     public let quality: Int
@@ -46,7 +49,8 @@ extension ComposedFrame {
     /// A frame with only pixels, version and changed areas (for tests of what consumes frames).
     package init(pixels: PixelBuffer, version: UInt64, changedSince: [PixelRect]) {
         self.init(pixels: pixels, version: version, frameID: version, captureMicros: 0, encodeDoneMicros: 0, sendMicros: 0,
-                  receivedMicros: 0, decodedMicros: 0, dirty: changedSince, changedSince: changedSince, quality: 0, mapping: nil,
+                  receivedMicros: 0, decodedMicros: 0, dirty: changedSince, changedSince: changedSince,
+                  plan: ChangePlan(repaint: changedSince), quality: 0, mapping: nil,
                   inexactPixels: nil)
     }
 }
@@ -257,7 +261,8 @@ public actor ControllerSession {
         return ComposedFrame(pixels: compositor.framebuffer, version: compositor.version, frameID: compositor.lastFrameID,
                              captureMicros: capture, encodeDoneMicros: encodeDone, sendMicros: send,
                              receivedMicros: lastReceipt.received, decodedMicros: lastReceipt.decoded, dirty: compositor.lastDirty,
-                             changedSince: compositor.changes(since: version), quality: compositor.lastQuality,
+                             changedSince: compositor.changes(since: version), plan: compositor.plan(since: version),
+                             quality: compositor.lastQuality,
                              mapping: compositor.mapping, inexactPixels: compositor.lossMask?.inexactPixels)
     }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import ZRCFrames
 public import ZRCProtocol
 
 /// What a viewer shows, as the session last pushed it.
@@ -137,6 +138,7 @@ public final class ViewerFeed: Sendable {
                 state.frameIsNew = false
             } else {
                 frame?.changedSince = []
+                frame?.plan = ChangePlan()
             }
             return ViewerSnapshot(frame: frame, frameIsNew: isNew, framesComposed: state.framesComposed, cursor: state.cursor,
                                   link: state.link)

@@ -21,7 +21,7 @@ public struct FrameCompositor: Sendable {
     private var announcedMapping: PictureMapping?
     /// Where each recent update drew, newest last, so a viewer that skipped versions (latest wins)
     /// still redraws only what changed since the version it shows.
-    private var history: [(version: UInt64, dirty: [PixelRect])] = []
+    private var history: [(version: UInt64, changes: [FrameChange])] = []
     public static let historyLength = 64
     public static let maximumDirtyRects = 256
     /// Which pixels are not yet exactly the host's (JPEG, or not drawn); nil unless tracked.
@@ -41,7 +41,15 @@ public struct FrameCompositor: Sendable {
     public func changes(since version: UInt64) -> [PixelRect] {
         guard version < self.version else { return [] }
         guard let oldest = history.first, version + 1 >= oldest.version else { return [framebuffer.bounds] }
-        return history.filter { $0.version > version }.flatMap(\.dirty)
+        return history.filter { $0.version > version }.flatMap { $0.changes.map(\.area) }
+    }
+
+    /// How a viewer showing `version` catches up: moves to repeat, then areas to paint from the
+    /// newest picture (`ChangePlan`); the whole picture when `version` is older than the history.
+    public func plan(since version: UInt64) -> ChangePlan {
+        guard version < self.version else { return ChangePlan() }
+        guard let oldest = history.first, version + 1 >= oldest.version else { return ChangePlan(repaint: [framebuffer.bounds]) }
+        return ChangePlan(history.filter { $0.version > version }.flatMap(\.changes))
     }
 
     /// The host's `pictureMapping`: the updates after it show that region at that size.
@@ -68,7 +76,7 @@ public struct FrameCompositor: Sendable {
             if tracksExactness { lossMask = LossMask(width: width, height: height) }
         }
         if tracksExactness, lossMask == nil { lossMask = LossMask(width: width, height: height) }
-        var dirty: [PixelRect] = []
+        var changes: [FrameChange] = []
         for rect in update.rects {
             let area = PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
             guard area.intersection(framebuffer.bounds) == area, !area.isEmpty else {
@@ -113,25 +121,27 @@ public struct FrameCompositor: Sendable {
                 }
                 framebuffer.move(source, to: area)
                 lossMask?.copy(from: source, to: area)
+                changes.append(.moved(from: source, to: area))
             }
             switch rect.content {
             case .jpeg: lossMask?.mark(area, exact: false)
             case .solid, .raw, .lossless, .losslessFrame: lossMask?.mark(area, exact: true)
             case .copy: break
             }
-            dirty.append(area)
+            if case .copy = rect.content {} else { changes.append(.drawn(area)) }
         }
         // Many small rects (up to 65535 per update) would make every viewer redraw and the
         // history hold millions of entries: beyond a few hundred, their bounding box stands in.
-        if dirty.count > Self.maximumDirtyRects, let first = dirty.first {
-            dirty = [dirty.dropFirst().reduce(first) { $0.union($1) }]
+        // (Its moves are then not repeated by viewers either: the box is painted whole.)
+        if changes.count > Self.maximumDirtyRects, let first = changes.first?.area {
+            changes = [.drawn(changes.dropFirst().reduce(first) { $0.union($1.area) })]
         }
         version &+= 1
         lastFrameID = update.frameID
         lastTimestamps = (update.captureMicros, update.encodeDoneMicros, update.sendMicros)
-        lastDirty = dirty
+        lastDirty = changes.map(\.area)
         lastQuality = Int(update.quality)
         if history.count == Self.historyLength { history.removeFirst() }
-        history.append((version, dirty))
+        history.append((version, changes))
     }
 }

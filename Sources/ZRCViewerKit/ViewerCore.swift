@@ -1,6 +1,6 @@
 public import ZRCControllerKit
 public import ZRCProtocol
-public import ZRCViewer
+import ZRCViewer
 
 /// The viewer's session logic, for every front end (the terminal, the browser page): when to
 /// open a session and when to try again, what the status says, what the host's clipboard may do,

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Debian's headless Chromium under Playwright for Python (`Tools/web-test/driver.py`), one JSON

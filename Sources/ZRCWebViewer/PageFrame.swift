@@ -6,19 +6,40 @@ public import ZRCProtocol
 ///
 /// Layout after the type byte 0x02: version u32, picture width u16, height u16, screen width u32,
 /// height u32, region x, y, width, height u16 each, rect count u16, then per rect x, y, width,
-/// height u16 each, encoding u8 (0: RGBA), byte count u32, bytes.
+/// height u16 each, encoding u8, byte count u32, bytes. Encoding 0: RGBA rows; 1: a move, the
+/// picture's own pixels at (source x u16, source y u16) copied here (4 bytes). Rects apply in
+/// order: the moves come first (`ChangePlan`).
 public struct PageFrame: Sendable {
     public var version: UInt32
     public var mapping: PictureMapping
     public var pixels: PixelBuffer
+    /// Copies within the page's picture, made before `rects` are painted.
+    public var moves: [PixelMove]
     /// Rectangles of `pixels` to send (clipped to it).
     public var rects: [PixelRect]
 
-    public init(version: UInt32, mapping: PictureMapping, pixels: PixelBuffer, rects: [PixelRect]) {
+    public init(version: UInt32, mapping: PictureMapping, pixels: PixelBuffer, moves: [PixelMove] = [], rects: [PixelRect]) {
         self.version = version
         self.mapping = mapping
         self.pixels = pixels
-        self.rects = rects.map { $0.intersection(pixels.bounds) }.filter { !$0.isEmpty }
+        let bounds = pixels.bounds
+        var fits: [PixelMove] = [], painted: [PixelRect] = []
+        for move in moves {
+            // A move that reads or writes outside the picture cannot be made: it is painted instead.
+            if !move.source.isEmpty, move.source.intersection(bounds) == move.source, move.destination.intersection(bounds) == move.destination {
+                fits.append(move)
+            } else {
+                painted.append(move.destination)
+            }
+        }
+        painted = (painted + rects).map { $0.intersection(bounds) }.filter { !$0.isEmpty }
+        // One message holds at most 65535 rects: beyond that, the bounding box of everything.
+        if fits.count + painted.count > Int(UInt16.max), let first = (fits.map(\.destination) + painted).first {
+            painted = [(fits.map(\.destination) + painted).reduce(first) { $0.union($1) }]
+            fits = []
+        }
+        self.moves = fits
+        self.rects = painted
     }
 
     static let headerBytes = 1 + 4 + 4 + 8 + 8 + 2
@@ -26,7 +47,7 @@ public struct PageFrame: Sendable {
 
     /// The encoded message's size, known before any byte is written.
     public var encodedCount: Int {
-        Self.headerBytes + rects.reduce(0) { $0 + Self.rectHeaderBytes + $1.width * $1.height * 4 }
+        Self.headerBytes + moves.count * (Self.rectHeaderBytes + 4) + rects.reduce(0) { $0 + Self.rectHeaderBytes + $1.width * $1.height * 4 }
     }
 
     public var encoded: [UInt8] {
@@ -48,9 +69,19 @@ public struct PageFrame: Sendable {
             put(mapping.regionY)
             put(mapping.regionWidth)
             put(mapping.regionHeight)
-            put(UInt16(clamping: rects.count))
+            put(UInt16(moves.count + rects.count))
+            for move in moves {
+                put(UInt16(move.destination.x))
+                put(UInt16(move.destination.y))
+                put(UInt16(move.destination.width))
+                put(UInt16(move.destination.height))
+                put(UInt8(1))
+                put(UInt32(4))
+                put(UInt16(move.source.x))
+                put(UInt16(move.source.y))
+            }
             pixels.bytes.withUnsafeBufferPointer { source in
-                for rect in rects.prefix(Int(UInt16.max)) {
+                for rect in rects {
                     put(UInt16(rect.x))
                     put(UInt16(rect.y))
                     put(UInt16(rect.width))

@@ -1,4 +1,4 @@
-public import ZRCFrames
+import ZRCFrames
 public import ZRCProtocol
 
 /// What `zrc-ctl` sends the page: one binary WebSocket message each, a type byte then big-endian

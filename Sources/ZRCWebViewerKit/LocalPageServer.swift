@@ -5,7 +5,7 @@ import NIOPosix
 import NIOWebSocket
 import Synchronization
 import ZRCNetworking
-public import ZRCWebViewer
+import ZRCWebViewer
 import ZRCWebPage
 
 /// The browser viewer's local HTTP and WebSocket server: loopback only, every request through

@@ -22,9 +22,10 @@ extension WebViewer {
             guard whole || session.feed.hasNewFrame else { return }
             guard let frame = session.feed.take().frame else { return }
             let mapping = frame.mapping ?? .identity(width: UInt32(frame.pixels.width), height: UInt32(frame.pixels.height))
-            let rects = whole || mapping != state.sentMapping ? [frame.pixels.bounds] : frame.changedSince
+            // The page repeats the host's moves (a scroll) on its own picture and gets only what is new.
+            let plan = whole || mapping != state.sentMapping ? ChangePlan(repaint: [frame.pixels.bounds]) : frame.plan
             let version = state.nextPageVersion()
-            page.send(.frame(PageFrame(version: version, mapping: mapping, pixels: frame.pixels, rects: rects)))
+            page.send(.frame(PageFrame(version: version, mapping: mapping, pixels: frame.pixels, moves: plan.moves, rects: plan.repaint)))
             state.sent(sessionVersion: frame.version, mapping: mapping)
             framesSent += 1
         } while state.pumpAgain

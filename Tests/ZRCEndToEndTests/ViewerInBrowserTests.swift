@@ -28,6 +28,69 @@ import ZRCWebTesting
         await web.close()
     }
 
+    /// A host that scrolls (text-like rows moved up 8 pixels at a time) sends copy rects; the page
+    /// repeats them on its own picture instead of receiving the moved area again, and the canvas
+    /// still ends up equal to the host's screen.
+    @Test func aScrollIsRepeatedInThePageAndThePictureStaysExact() async throws {
+        let web = try await WebViewerRig()
+        let client = web.rig.client
+        let bandHeight = 4, steps = 8, stepHeight = 8
+        func colour(_ band: Int, _ segment: Int) -> UInt32 {
+            var value = UInt32(truncatingIfNeeded: band &* 2_654_435_761 &+ segment &* 40_503)
+            value ^= value >> 13
+            return (value &* 0x5bd1e995) & 0xFFFFFF
+        }
+        func draw(offset: Int) {
+            for band in 0..<((TestPattern.height + steps * stepHeight) / bandHeight) {
+                let y = band * bandHeight - offset
+                guard y >= 0, y < TestPattern.height else { continue }
+                var x = 0, segment = 0
+                while x < TestPattern.width {
+                    let width = min(TestPattern.width - x, 8 + Int(colour(band, segment) % 57))
+                    client.fill(x: x, y: y, width: width, height: bandHeight, pixel: colour(band, segment + 1000))
+                    x += width
+                    segment += 1
+                }
+            }
+            client.sync()
+        }
+        for step in 0...steps {
+            let drawn = try await web.browser.call("eval", ["expression": "window.zrcDrawn.count"])["value"] as? Int ?? 0
+            draw(offset: step * stepHeight)
+            // Each step is on the page before the next, so the host sees separate scrolls.
+            try await web.browser.call("waitFor", ["expression": "window.zrcDrawn.count > \(drawn)"])
+        }
+        // Refinement of JPEG areas may take a moment: wait for the exact picture (generous deadline).
+        var differing = -1
+        let deadline = ContinuousClock.now + .seconds(60)
+        repeat {
+            differing = (try? await canvasMismatches(web)) ?? -1
+            if differing == 0 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        } while ContinuousClock.now < deadline
+        #expect(differing == 0, "the canvas equals the host's screen after the scroll: \(differing) pixels differ")
+        let moves = try await web.browser.call("eval", ["expression": "window.zrcViewer.view.movesApplied"])["value"] as? Int ?? 0
+        #expect(moves > 0, "the page repeated the host's moves")
+        await web.close()
+    }
+
+    /// How many pixels of the canvas differ from the host's screen (nil before the picture is whole).
+    private func canvasMismatches(_ web: WebViewerRig) async throws -> Int {
+        let shot = try XScreenshot(display: web.rig.display.display)
+        let canvas = try await waitForCanvas(web, width: shot.width, height: shot.height)
+        let bytes = [UInt8](try #require(Data(base64Encoded: canvas["rgba"] as? String ?? "")))
+        guard bytes.count == shot.width * shot.height * 4 else { return shot.width * shot.height }
+        var mismatches = 0
+        for y in 0..<shot.height {
+            for x in 0..<shot.width {
+                let index = (y * shot.width + x) * 4
+                let rgb = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                if rgb != shot.pixel(x: x, y: y) & 0xFFFFFF { mismatches += 1 }
+            }
+        }
+        return mismatches
+    }
+
     /// The canvas once it holds the whole screen at full resolution.
     private func waitForCanvas(_ web: WebViewerRig, width: Int, height: Int) async throws -> [String: Any] {
         try await web.browser.call("waitFor", ["expression": "window.zrcViewer.view.mapping?.pictureWidth === \(width)"])
@@ -190,6 +253,36 @@ import ZRCWebTesting
             return
         }
         #expect(abs(x - target.x) <= 1 && abs(y - target.y) <= 1, "pressed at \(x),\(y) for \(target)")
+        await web.close()
+    }
+}
+
+/// Fullscreen asks for the keyboard (`navigator.keyboard.lock`) and gives it back on leaving.
+/// Headless Chromium cannot prove that Alt+Tab then reaches the page (DevTools key events reach it
+/// either way), so this checks what the page does: the lock is asked for in fullscreen, after a
+/// real click (a user gesture), and released when fullscreen ends.
+@Suite(.serialized) struct ViewerInBrowserFullscreenTests {
+    @Test func fullscreenTakesTheKeyboardAndGivesItBack() async throws {
+        let web = try await WebViewerRig()
+        let button = try await web.browser.call("eval", ["expression": """
+            (() => { const k = navigator.keyboard; window.zrcLock = [];
+                     const lock = k.lock.bind(k), unlock = k.unlock.bind(k);
+                     k.lock = (...keys) => { window.zrcLock.push('lock:' + keys.length + ':' + (document.fullscreenElement !== null));
+                                             return lock(...keys).then(() => { window.zrcLock.push('locked'); },
+                                                                         (e) => { window.zrcLock.push('refused ' + e.name); throw e; }); };
+                     k.unlock = () => { window.zrcLock.push('unlock'); return unlock(); };
+                     const b = document.getElementById('fullscreen').getBoundingClientRect();
+                     return [b.x + b.width / 2, b.y + b.height / 2]; })()
+            """])
+        let point = button["value"] as? [Double] ?? []
+        try #require(point.count == 2, "the Fullscreen button is on the page: \(button)")
+        try await web.browser.call("mouse", ["action": "click", "x": point[0], "y": point[1], "button": "left"])
+        try await web.browser.call("waitFor", ["expression": "document.fullscreenElement !== null && window.zrcLock.length >= 2"])
+        let locked = try await web.browser.call("eval", ["expression": "window.zrcLock.slice()"])
+        let calls = locked["value"] as? [String] ?? []
+        #expect(calls.first == "lock:0:true", "every key is asked for, once in fullscreen: \(calls)")
+        try await web.browser.call("eval", ["expression": "window.zrcViewer.toggleFullscreen().then(() => true)"])
+        try await web.browser.call("waitFor", ["expression": "document.fullscreenElement === null && window.zrcLock.includes('unlock')"])
         await web.close()
     }
 }

@@ -62,12 +62,23 @@ export function decodeUpdate(buffer) {
       for (let i = 0; i < count; i++) {
         const rect = { x: r.u16(), y: r.u16(), width: r.u16(), height: r.u16(), encoding: r.u8() };
         const length = r.u32();
-        if (rect.encoding !== 0) throw new Error(`unknown rect encoding ${rect.encoding}`);
-        if (length !== rect.width * rect.height * 4) throw new Error("rect size does not match its pixels");
         if (rect.x + rect.width > frame.pictureWidth || rect.y + rect.height > frame.pictureHeight) {
           throw new Error("rect outside the picture");
         }
-        rect.pixels = r.bytes(length);
+        if (rect.encoding === 1) {
+          // A move: the picture's own pixels at (sourceX, sourceY) copied here.
+          if (length !== 4) throw new Error("a move has 4 bytes");
+          rect.sourceX = r.u16();
+          rect.sourceY = r.u16();
+          if (rect.sourceX + rect.width > frame.pictureWidth || rect.sourceY + rect.height > frame.pictureHeight) {
+            throw new Error("move reads outside the picture");
+          }
+        } else if (rect.encoding === 0) {
+          if (length !== rect.width * rect.height * 4) throw new Error("rect size does not match its pixels");
+          rect.pixels = r.bytes(length);
+        } else {
+          throw new Error(`unknown rect encoding ${rect.encoding}`);
+        }
         frame.rects.push(rect);
       }
       update = frame;
