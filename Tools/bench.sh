@@ -6,7 +6,7 @@
 # terminal renderers, with one viewer and with two (`zrc-bench latency --viewers 2`), a
 # controller's pings and the host's memory under attack (`zrc-bench flood`), PNG screenshot size
 # on a desktop (`zrc-bench screenshot`), the browser viewer in headless Chromium beside the
-# terminal path (`zrc-bench web`, at 1920x1080 and 1280x720), and, as root, the
+# terminal path (`zrc-bench web`, video-like and scrolling motion at 1920x1080 and 1280x720), and, as root, the
 # link profiles of the network laboratory (`zrc-bench links`) and reaching a host across NATs
 # (`zrc-bench reach`); arguments go to
 # zrc-bench instead, e.g. `Tools/bench.sh compare` (ZRC beside TigerVNC and x11vnc on every link
@@ -48,7 +48,11 @@ echo
 # The browser viewer beside the terminal path, at two sizes; the memory soak (10 minutes) once.
 "$bench" web --size 1920x1080
 echo
+"$bench" web --size 1920x1080 --motion scroll
+echo
 "$bench" web --size 1280x720 --soak-seconds 600
+echo
+"$bench" web --size 1280x720 --motion scroll
 echo
 # Why the page gets raw rects: drawing them against decoding forwarded JPEG, in the same browser.
 echo "loopback encodings (in-page draw ms, bytes on the WebSocket):"

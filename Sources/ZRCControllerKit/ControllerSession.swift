@@ -219,6 +219,14 @@ public actor ControllerSession {
         }
     }
 
+    /// Acknowledges only the oldest update the viewer has shown (if any), so the host may send
+    /// one more: for a viewer that is behind and paces the host by its drawing.
+    public func acknowledgeOldestFrame(through version: UInt64) async {
+        guard let first = unacknowledged.first, first.version <= version else { return }
+        unacknowledged.removeFirst()
+        try? await connection?.send(.frameAck(frameID: first.frameID, receivedMicros: first.received, decodedMicros: first.decoded))
+    }
+
     private var receivedTotal = 0
     private let viewerAcknowledges: Bool
     private var unacknowledged: [PendingAck] = []

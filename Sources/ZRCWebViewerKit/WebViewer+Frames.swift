@@ -33,9 +33,32 @@ extension WebViewer {
 
     /// The page drew up to `version`: room for the next frame.
     func pageDrew(_ version: UInt32) async {
-        if let shown = state.drawn(version) { await session?.acknowledgeFrames(through: shown) }
+        state.settleGeneration &+= 1
+        if let shown = state.drawn(version), let session {
+            // One of the host's updates acknowledged per drawing: while the screen changes faster
+            // than the page paints, the host's window of unacknowledged updates stays full and it
+            // sends one update per paint, instead of as fast as it captures (which the page would
+            // only fold into fewer paints).
+            await session.acknowledgeOldestFrame(through: shown)
+            if !session.feed.hasNewFrame, state.inFlight == 0 { settle(session, through: shown) }
+        }
         await pump()
     }
+
+    /// Once nothing new has come for `settleDelay` after a drawing, everything shown is
+    /// acknowledged: the host's window empties and it refines the still screen.
+    private func settle(_ session: ControllerSession, through shown: UInt64) {
+        let generation = state.settleGeneration
+        Task {
+            try? await Task.sleep(for: Self.settleDelay)
+            guard generation == self.state.settleGeneration, self.session === session, !session.feed.hasNewFrame,
+                  self.state.inFlight == 0 else { return }
+            await session.acknowledgeFrames(through: shown)
+        }
+    }
+
+    /// Longer than the gap between two updates of a moving screen at the rates a page paints.
+    static let settleDelay = Duration.milliseconds(150)
 
     /// With no page to show them, frames are acknowledged as they come (the host must not stall
     /// waiting for a tab that was closed); the next page gets the newest picture.

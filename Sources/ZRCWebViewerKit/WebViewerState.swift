@@ -9,6 +9,8 @@ struct WebViewerState {
     var roundTrip: Duration?
     var notice: (text: String, until: ContinuousClock.Instant)?
     var wantedPicture: PictureRequest?
+    /// Counts the page's drawings, so a pending settle (see `WebViewer.pageDrew`) knows it is stale.
+    var settleGeneration = 0
     /// The host's monitors as it last said (sent to every new page).
     var monitors: [MonitorArea] = []
 
