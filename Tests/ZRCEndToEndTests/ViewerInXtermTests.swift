@@ -6,10 +6,10 @@ import ZRCXTestSupport
 /// see on that screen, and a real mouse click on the xterm window arriving on the host.
 extension ViewerInRealTerminals {
 @Suite struct ViewerInXtermTests {
-    @Test func sixelShowsThePatternAndAClickLandsOnTheMappedRemotePixel() async throws {
-        let rig = try await ViewerRig()
+    /// An X display of the viewer's own with `zrc-ctl view` in xterm (vt340: sixel graphics).
+    static func sixelXterm(_ rig: ViewerRig, name: String) async throws -> (PrivateXServer, ViewerFiles, ZRCProcess) {
         let viewer = try await PrivateXServer.start(["-screen", "0", "1024x768x24"])
-        let files = rig.files("xterm")
+        let files = rig.files(name)
         var environment = try rig.env.environment(for: "controller")
         environment["DISPLAY"] = viewer.display
         let xterm = try ZRCProcess(
@@ -17,6 +17,12 @@ extension ViewerInRealTerminals {
             arguments: ["-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 1024", "-xrm", "XTerm*maxGraphicSize: 4096x4096",
                         "-geometry", "110x40+0+0", "-e", "sh", "-c", rig.viewCommand([], files: files)],
             environment: environment)
+        return (viewer, files, xterm)
+    }
+
+    @Test func sixelShowsThePatternAndAClickLandsOnTheMappedRemotePixel() async throws {
+        let rig = try await ViewerRig()
+        let (viewer, files, xterm) = try await Self.sixelXterm(rig, name: "xterm")
 
         let seen = await Wait.until(.seconds(30)) { TestPattern.shown(on: viewer.display) }
         if seen == nil { try? XScreenshot(display: viewer.display).writePPM(to: "/tmp/zrc-xterm-failure.ppm") }
@@ -59,15 +65,7 @@ extension ViewerInRealTerminals {
     /// it, and after the last monitor comes the whole screen again.
     @Test func ctrlBracketMShowsOneMonitorAtATimeAndClicksLandOnIt() async throws {
         let rig = try await ViewerRig()
-        let viewer = try await PrivateXServer.start(["-screen", "0", "1024x768x24"])
-        let files = rig.files("xterm-monitors")
-        var environment = try rig.env.environment(for: "controller")
-        environment["DISPLAY"] = viewer.display
-        let xterm = try ZRCProcess(
-            executable: URL(fileURLWithPath: "/usr/bin/xterm"),
-            arguments: ["-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 1024", "-xrm", "XTerm*maxGraphicSize: 4096x4096",
-                        "-geometry", "110x40+0+0", "-e", "sh", "-c", rig.viewCommand([], files: files)],
-            environment: environment)
+        let (viewer, files, xterm) = try await Self.sixelXterm(rig, name: "xterm-monitors")
         _ = try #require(await Wait.until(.seconds(30)) { TestPattern.shown(on: viewer.display) },
                          "the pattern appears: \(files.read(files.log)) \(xterm.stderr)")
         let half = TestPattern.width / 2

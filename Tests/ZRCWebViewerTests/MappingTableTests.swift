@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 import ZRCTestSupport
 import ZRCViewer
@@ -48,13 +47,7 @@ import ZRCWebViewerKit
         let seed = UInt64.random(in: 0...UInt64.max)
         print("MappingTableTests seed \(seed)")
         let cases = Self.table(seed: seed)
-        var logger = Logger(label: "mapping-test")
-        logger.logLevel = .warning
-        let server = try await LocalPageServer.bind(host: "127.0.0.1", port: 0, logger: logger) { Array(repeating: 7, count: $0) }
-        let serving = Task { try await server.run { _ in } }
-        let browser = try await BrowserDriver.start()
-        do {
-            try await browser.call("open", ["url": server.pageURL, "width": 800, "height": 600])
+        try await PageInBrowser.run { browser in
             let json = String(decoding: try JSONEncoder().encode(cases), as: UTF8.self)
             let answer = try await browser.call("eval", ["expression": """
                 import('/view.js').then((m) => \(json).map((c) => { const p = m.remotePixel(c.rect, c.screen, c.x, c.y); return p ? [p.x, p.y] : null; }))
@@ -67,15 +60,7 @@ import ZRCWebViewerKit
                 if got != testCase.expected { mismatches.append("\(testCase.x),\(testCase.y) in \(testCase.rect): page \(String(describing: got)), Swift \(String(describing: testCase.expected))") }
             }
             #expect(mismatches.isEmpty, "seed \(seed): \(mismatches.count) of \(cases.count) differ, e.g. \(mismatches.prefix(3))")
-        } catch {
-            await browser.close()
-            serving.cancel()
-            await server.close()
-            throw error
         }
-        await browser.close()
-        await server.close()
-        serving.cancel()
     }
 }
 

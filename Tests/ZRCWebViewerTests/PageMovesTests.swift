@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 import ZRCFrames
 import ZRCProtocol
@@ -78,13 +77,7 @@ import ZRCWebViewerKit
         print("PageMovesTests seed \(seed)")
         let (messages, newest, moves) = try Self.frames(seed: seed)
         #expect(moves > 0, "seed \(seed): the frames hold moves")
-        var logger = Logger(label: "page-moves-test")
-        logger.logLevel = .warning
-        let server = try await LocalPageServer.bind(host: "127.0.0.1", port: 0, logger: logger) { Array(repeating: 7, count: $0) }
-        let serving = Task { try await server.run { _ in } }
-        let browser = try await BrowserDriver.start()
-        do {
-            try await browser.call("open", ["url": server.pageURL, "width": 800, "height": 600])
+        try await PageInBrowser.run { browser in
             let json = String(decoding: try JSONEncoder().encode(messages), as: UTF8.self)
             let answer = try await browser.call("eval", ["expression": """
                 Promise.all([import('/wire.js'), import('/view.js')]).then(([wire, view]) => {
@@ -112,14 +105,6 @@ import ZRCWebViewerKit
                 }
             }
             #expect(differing == 0, "seed \(seed): \(differing) pixels of the canvas differ from the newest picture")
-        } catch {
-            await browser.close()
-            serving.cancel()
-            await server.close()
-            throw error
         }
-        await browser.close()
-        await server.close()
-        serving.cancel()
     }
 }
