@@ -131,7 +131,6 @@ extension TerminalViewer {
         status.state = .connected(viewOnly: viewOnly)
         status.path = session.path.description
         status.roundTripMillis = nil
-        shownVersion = 0
         requestedPicture = nil
         picture = ViewerPicture()
         needsFullRedraw = true

@@ -54,7 +54,6 @@ extension TerminalViewer {
             }
             if let frame, snapshot.frameIsNew {
                 noteInputAnswered()
-                shownVersion = frame.version
                 status.quality = frame.quality
                 if frame.screenWidth != mapper.viewport.remoteWidth || frame.screenHeight != mapper.viewport.remoteHeight {
                     mapper.viewport.resizeRemote(width: frame.screenWidth, height: frame.screenHeight)

@@ -48,7 +48,6 @@ public actor TerminalViewer {
     var picture = ViewerPicture()
     var status: ViewerStatus
     var session: ControllerSession?
-    var shownVersion: UInt64 = 0
     /// The picture last asked of the host (asked again only when it changes).
     var requestedPicture: PictureRequest?
     /// The monitor shown (nil: the whole screen), as the viewer core chose it.

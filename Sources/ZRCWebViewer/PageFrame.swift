@@ -34,8 +34,9 @@ public struct PageFrame: Sendable {
         }
         painted = (painted + rects).map { $0.intersection(bounds) }.filter { !$0.isEmpty }
         // One message holds at most 65535 rects: beyond that, the bounding box of everything.
-        if fits.count + painted.count > Int(UInt16.max), let first = (fits.map(\.destination) + painted).first {
-            painted = [(fits.map(\.destination) + painted).reduce(first) { $0.union($1) }]
+        if fits.count + painted.count > Int(UInt16.max) {
+            let written = fits.map(\.destination) + painted
+            painted = [written.dropFirst().reduce(written[0]) { $0.union($1) }]
             fits = []
         }
         self.moves = fits

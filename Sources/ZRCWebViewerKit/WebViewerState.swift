@@ -17,7 +17,6 @@ struct WebViewerState {
     // Frames: page versions count messages to the current page.
     private(set) var pageVersion: UInt32 = 0
     private(set) var drawnVersion: UInt32 = 0
-    private(set) var sentSessionVersion: UInt64 = 0
     private(set) var sentMapping: PictureMapping?
     private(set) var needsWholePicture = true
     var pumping = false
@@ -44,7 +43,6 @@ struct WebViewerState {
 
     mutating func sent(sessionVersion: UInt64, mapping: PictureMapping) {
         inFlightVersions.append((pageVersion, sessionVersion))
-        sentSessionVersion = sessionVersion
         sentMapping = mapping
         needsWholePicture = false
     }
@@ -76,7 +74,6 @@ struct WebViewerState {
         roundTrip = nil
         lastReceived = nil
         kilobytesPerSecond = nil
-        sentSessionVersion = 0
         sentMapping = nil
         needsWholePicture = true
         sentCursorShape = nil

@@ -78,32 +78,23 @@ import ZRCXTestSupport
             try await server.run("xrandr", ["--setmonitor", "RIGHT", "640/169x800/212+640+0", "none"])
         }
         let session = try await setup.controller.connect(to: "desk")
-        // Bounded: a layout that never comes fails the test instead of hanging it.
         let layouts = session.events.compactMap { event -> [MonitorArea]? in
             if case .message(.monitorLayout(let list)) = event { list } else { nil }
         }
-        let collected = LayoutCollector()
-        let reader = Task { for await list in layouts { await collected.add(list) } }
-        defer { reader.cancel() }
-        let first = await collected.waitFor(count: 1)
+        // Bounded: a layout that never comes ends the session, which ends the stream (nil).
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(60))
+            await session.close(text: "no monitor layout in time")
+        }
+        defer { deadline.cancel() }
+        var iterator = layouts.makeAsyncIterator()
+        let first = await iterator.next()
         #expect(first?.map(\.name) == ["LEFT", "RIGHT"], "\(String(describing: first))")
         #expect(first?.last.map { [$0.x, $0.y, $0.width, $0.height] } == [640, 0, 640, 800])
         try await setup.server.run("xrandr", ["--delmonitor", "RIGHT"])
-        let second = await collected.waitFor(count: 2)
+        let second = await iterator.next()
         #expect(second?.map(\.name) == ["LEFT"], "\(String(describing: second))")
         await session.close()
         await setup.stop()
-    }
-}
-
-/// The layouts a session received, waited for with a deadline.
-actor LayoutCollector {
-    private var lists: [[MonitorArea]] = []
-    func add(_ list: [MonitorArea]) { lists.append(list) }
-    /// The `count`-th layout, or nil after 30 s.
-    func waitFor(count: Int) async -> [MonitorArea]? {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while lists.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-        return lists.count >= count ? lists[count - 1] : nil
     }
 }
