@@ -38,6 +38,9 @@ import ZRCWebTesting
         try await xterm.waitForWindow()
         // The rig's recording window holds the focus; give it to the xterm, as a click would with a window manager.
         try await web.rig.display.run("xdotool", ["search", "--class", "xterm", "windowfocus"])
+        // On a loaded machine a key's release can reach the host after the X server's autorepeat
+        // delay (660 ms), which then types the key again: this test is about which keys arrive.
+        try await web.rig.display.run("xset", ["r", "off"])
         let point = try await web.clientPoint(remoteX: 40, remoteY: 40)
         try await web.browser.call("mouse", ["action": "move", "x": point.x, "y": point.y])
         try await web.browser.call("focus")
