@@ -53,7 +53,7 @@ let package = Package(
         // zlib: PNG screenshots' deflate, and the benchmark's VNC client (RFB's Tight and ZRLE are zlib streams).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h (mallopt): part of the C library, nothing to install.
-        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CMalloc"),
         // Reaching hosts behind NATs: libnice (ICE, STUN/TURN, PseudoTCP), Avahi (mDNS on the LAN)
         // and libmosquitto (the rendezvous broker's MQTT).
         .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
@@ -66,124 +66,140 @@ let package = Package(
         .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
-        .target(name: "ZRCProtocol", swiftSettings: strict),
+        .target(name: "ZRCProtocol"),
         // Pixel logic (change detection, rectangles, framebuffers): pure Swift, no C, no I/O.
-        .target(name: "ZRCFrames", dependencies: ["ZRCProtocol"], swiftSettings: strict),
+        .target(name: "ZRCFrames", dependencies: ["ZRCProtocol"]),
 
         // Adapters: each hides one C library behind Swift types.
-        .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"], swiftSettings: strict),
-        .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging], swiftSettings: strict),
-        .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"], swiftSettings: strict),
+        .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"]),
+        .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging]),
+        .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"]),
         // zstd streams for lossless rectangles: one context per session, each chunk flushed.
-        .target(name: "ZRCZstd", dependencies: ["CZstd"], swiftSettings: strict),
+        .target(name: "ZRCZstd", dependencies: ["CZstd"]),
         // zlib: deflate for PNG screenshots; inflate streams for the benchmark's RFB client.
-        .target(name: "ZRCZlib", dependencies: ["CZlib"], swiftSettings: strict),
-        .target(name: "ZRCMemory", dependencies: ["CMalloc"], swiftSettings: strict),
+        .target(name: "ZRCZlib", dependencies: ["CZlib"]),
+        .target(name: "ZRCMemory", dependencies: ["CMalloc"]),
         // ICE links (libnice + PseudoTCP through CReach) as byte streams for the record layer.
-        .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"], swiftSettings: strict),
+        .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"]),
         // LAN discovery (Avahi through CReach): publishing and browsing `_zrc._tcp`.
-        .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"], swiftSettings: strict),
+        .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"]),
         // The rendezvous broker's MQTT client (libmosquitto).
-        .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCNetworking", "ZRCProtocol"], swiftSettings: strict),
-        .target(name: "ZRCX11", dependencies: ["CXCB", logging], swiftSettings: strict),
+        .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCNetworking", "ZRCProtocol"]),
+        .target(name: "ZRCX11", dependencies: ["CXCB", logging]),
         // libchafa's sixel and symbol output as the viewer's renderers.
-        .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"], swiftSettings: strict),
+        .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"]),
         // The controlling terminal (POSIX, no C library of its own): raw mode, size, input and
         // output threads, signals, shared memory for kitty images.
-        .target(name: "ZRCTerminal", dependencies: ["ZRCViewer"], swiftSettings: strict),
+        .target(name: "ZRCTerminal", dependencies: ["ZRCViewer"]),
 
         // Files users touch: JSON trust stores and config, XDG paths, atomic writes.
-        .target(name: "ZRCStorage", dependencies: ["ZRCProtocol", logging], swiftSettings: strict),
+        .target(name: "ZRCStorage", dependencies: ["ZRCProtocol", logging]),
 
         // Kits: wire the protocol core to real I/O.
-        .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio, swiftSettings: strict),
-        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
-                swiftSettings: strict),
-        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio,
-                swiftSettings: strict),
+        .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio),
+        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio),
+        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio),
         // The terminal viewer's pure logic: terminal input and replies, viewport mapping, scaling,
         // the kitty graphics protocol, status line, reconnect schedule.
-        .target(name: "ZRCViewer", dependencies: ["ZRCProtocol", "ZRCFrames", base64], swiftSettings: strict),
+        .target(name: "ZRCViewer", dependencies: ["ZRCProtocol", "ZRCFrames", base64]),
         // `zrc-ctl view`: the viewer loop wiring a controller session to the terminal.
-        .target(name: "ZRCViewerKit", dependencies: ["ZRCControllerKit", "ZRCViewer", "ZRCTerminal", "ZRCNetworking", "ZRCProtocol", logging],
-                swiftSettings: strict),
+        .target(name: "ZRCViewerKit", dependencies: ["ZRCControllerKit", "ZRCViewer", "ZRCTerminal", "ZRCNetworking", "ZRCProtocol", logging]),
         // The browser viewer's pure logic: the local server's gate (token, cookie, Host, Origin) and
         // the page's messages both ways.
-        .target(name: "ZRCWebViewer", dependencies: ["ZRCProtocol", "ZRCFrames"], swiftSettings: strict),
+        .target(name: "ZRCWebViewer", dependencies: ["ZRCProtocol", "ZRCFrames"]),
         // The browser viewer's page (HTML, CSS, JavaScript modules in page/), compiled in by EmbedPage.
-        .target(name: "ZRCWebPage", exclude: ["page"], swiftSettings: strict, plugins: ["EmbedPage"]),
-        .executableTarget(name: "zrc-embed", path: "Tools/embed", swiftSettings: strict),
+        .target(name: "ZRCWebPage", exclude: ["page"], plugins: ["EmbedPage"]),
+        .executableTarget(name: "zrc-embed", path: "Tools/embed"),
         .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["zrc-embed"]),
         // `zrc-ctl view --web`: the session kept as the terminal viewer keeps it, shown in a local
         // page over a loopback HTTP server and WebSocket (SwiftNIO's HTTP/1 and WebSocket).
         .target(name: "ZRCWebViewerKit",
                 dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewerKit", "ZRCViewer", "ZRCControllerKit", "ZRCNetworking", "ZRCProtocol",
-                               "ZRCFrames", logging] + nio + webServer,
-                swiftSettings: strict),
+                               "ZRCFrames", logging] + nio + webServer),
         // The X11 screen as a host `ScreenSource`/`InputSink`: the kit's seam filled by the X11 adapter.
-        .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging],
-                swiftSettings: strict),
+        .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging]),
 
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
                 dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT", "ZRCDiscovery",
-                               "ZRCNetworking", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging],
-                swiftSettings: strict),
+                               "ZRCNetworking", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging]),
         .executableTarget(
             name: "zrc-host",
             dependencies: ["ZRCHostKit", "ZRCHostX11", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
-                           "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCMemory", argumentParser, logging],
-            swiftSettings: strict),
+                           "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
         .executableTarget(
             name: "zrc-ctl",
             dependencies: ["ZRCControllerKit", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
-                           "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging],
-            swiftSettings: strict),
+                           "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging]),
 
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
                            "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", argumentParser,
-                           logging],
-            swiftSettings: strict),
+                           logging]),
 
         // The network laboratory's delay: holds NFQUEUE packets for a fixed time (the kernel has no
         // netem). C, since it is a few lines around libnetfilter_queue.
         .executableTarget(name: "zrc-netdelay", dependencies: ["CNetfilterQueue"], path: "Tools/netdelay"),
 
         // Hostile peers (connection and session floods) for the hostile-peer tests and `zrc-bench flood`.
-        .target(name: "ZRCHostKitTesting", dependencies: ["ZRCNetworking", "ZRCProtocol"] + nio, swiftSettings: strict),
+        .target(name: "ZRCHostKitTesting", dependencies: ["ZRCNetworking", "ZRCProtocol"] + nio),
 
         // Headless Chromium under Playwright, for the browser viewer's tests and `zrc-bench web`.
-        .target(name: "ZRCWebTesting", swiftSettings: strict),
+        .target(name: "ZRCWebTesting"),
 
         // Helpers shared by the test targets.
-        .target(name: "ZRCTestSupport", dependencies: [logging], path: "Tests/ZRCTestSupport", swiftSettings: strict),
+        .target(name: "ZRCTestSupport", dependencies: [logging]),
         // A private Xvfb per test and an X client that records the input it receives.
-        .target(name: "ZRCXTestSupport", dependencies: ["CXCB"], path: "Tests/ZRCXTestSupport", swiftSettings: strict),
-        .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", "ZRCTestSupport", propertyBased], swiftSettings: strict),
-        .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased], swiftSettings: strict),
+        .target(name: "ZRCXTestSupport", dependencies: ["CXCB"]),
+        .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", "ZRCTestSupport", propertyBased]),
+        .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased]),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
-                    resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"], swiftSettings: strict),
-        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased], swiftSettings: strict),
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"]),
+        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased]),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
         // CReach, ZRCIce, ZRCMQTT: the ICE adapter's C stream pump and agent lifetime; the broker client against Mosquitto.
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCFrames", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport",
-                                                          "ZRCIce", "CReach", "ZRCMQTT", "ZRCNetworking", "ZRCProtocol", logging],
-                    swiftSettings: strict),
+                                                          "ZRCIce", "CReach", "ZRCMQTT", "ZRCNetworking", "ZRCProtocol", logging]),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                    "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCHostKitTesting", logging,
-                                   propertyBased] + nio,
-                    swiftSettings: strict),
-        .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased],
-                    swiftSettings: strict),
+                                   propertyBased] + nio),
+        .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",
-                                                             "ZRCFrames", "ZRCTestSupport", logging, propertyBased],
-                    swiftSettings: strict),
-        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"], swiftSettings: strict),
+                                                             "ZRCFrames", "ZRCTestSupport", logging, propertyBased]),
+        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"]),
     ]
 )
+
+// Folders by layer: the pure core, the C modules, the adapters (one C library or OS facility
+// each), the kits (the core wired to real I/O), the test kits, the executables; tests likewise.
+let layers: [String: [String]] = [
+    "Core": ["ZRCProtocol", "ZRCFrames", "ZRCViewer", "ZRCWebViewer",
+             "ZRCProtocolTests", "ZRCFramesTests"],
+    "C": ["CAvahi", "CAvahiClient", "CChafa", "CMalloc", "CMosquitto", "CNetfilterQueue", "CNice", "CReach", "CSecret", "CSodium",
+          "CTurboJPEG", "CXCB", "CZlib", "CZstd"],
+    "Adapters": ["ZRCSodium", "ZRCKeyStore", "ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCMemory", "ZRCIce", "ZRCDiscovery", "ZRCMQTT", "ZRCX11",
+                 "ZRCChafa", "ZRCTerminal", "ZRCStorage",
+                 "ZRCSodiumTests", "ZRCKeyStoreTests", "ZRCStorageTests", "ZRCAdapterTests"],
+    "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",
+             "ZRCKitTests", "ZRCViewerTests", "ZRCWebViewerTests"],
+    "Testing": ["ZRCHostKitTesting", "ZRCWebTesting"],
+    "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport"],
+    "EndToEnd": ["ZRCEndToEndTests"],
+    "Support": ["ZRCTestSupport", "ZRCXTestSupport"],
+]
+let isTestFolder: Set<String> = ["EndToEnd", "Support"]
+
+// One place for what every Swift target shares (C modules and the C tool take none of it).
+for target in package.targets {
+    if target.path == nil, let layer = layers.first(where: { $0.value.contains(target.name) })?.key {
+        let root = target.type == .test || isTestFolder.contains(layer) ? "Tests" : "Sources"
+        target.path = "\(root)/\(layer)/\(target.name)"
+    }
+    let isC = target.type == .system || target.name == "CReach" || target.name == "zrc-netdelay"
+    if !isC && target.type != .plugin { target.swiftSettings = (target.swiftSettings ?? []) + strict }
+}

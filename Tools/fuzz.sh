@@ -30,7 +30,7 @@ BUILD=$ROOT/build${OPT}
 # As Package.swift builds every target (`strict`), plus what fuzzing needs. Line tables are enough
 # for file:line in stack traces (full -g makes the driver leave a debugger module in the checkout).
 COMMON=(-swift-version 6 -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny
-        "$OPT" -gline-tables-only -I "$BUILD/modules" -I Sources/CTurboJPEG -I Sources/CZstd)
+        "$OPT" -gline-tables-only -I "$BUILD/modules" -I Sources/C/CTurboJPEG -I Sources/C/CZstd)
 FLAGS=("${COMMON[@]}" -parse-as-library -sanitize=fuzzer,address)
 
 # The package modules a target needs, in dependency order.
@@ -46,9 +46,9 @@ target_modules() {
 module_sources() {
   case "$1" in
     # Only the input path of the viewer: the rest of ZRCViewer needs swift-extras-base64 and more.
-    ZRCViewer) ls Sources/ZRCViewer/Input/{TerminalInputParser,TerminalInputParser+Replies,TerminalEvent,ViewerInputMapper}.swift \
-                  Sources/ZRCViewer/Viewport.swift ;;
-    *) find "Sources/$1" -name '*.swift' | LC_ALL=C sort ;;
+    ZRCViewer) ls Sources/Core/ZRCViewer/Input/{TerminalInputParser,TerminalInputParser+Replies,TerminalEvent,ViewerInputMapper}.swift \
+                  Sources/Core/ZRCViewer/Viewport.swift ;;
+    *) find Sources/*/"$1" -name '*.swift' | LC_ALL=C sort ;;
   esac
 }
 
@@ -58,7 +58,7 @@ target_sources() {
   case "$1" in
     handshake | rendezvous) echo Fuzz/Support/TransparentCrypto.swift ;;
     # The controller's real decoder, without the rest of ZRCCommandSupport (argument parsing, key stores).
-    frame) echo Sources/ZRCCommandSupport/FrameCodec.swift Sources/ZRCCommandSupport/CommandError.swift ;;
+    frame) echo Sources/Executables/ZRCCommandSupport/FrameCodec.swift Sources/Executables/ZRCCommandSupport/CommandError.swift ;;
   esac
 }
 

@@ -52,8 +52,8 @@ say "building the argument parser's generate-manual"
 quiet_build swift build -c release --package-path "$parser" --scratch-path "$repo/.build/generate-manual" --product generate-manual
 manual="$(swift build -c release --package-path "$parser" --scratch-path "$repo/.build/generate-manual" --show-bin-path)/generate-manual"
 
-upstream=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ZRCCommandSupport/ZRCVersion.swift)
-[[ -n "$upstream" ]] || die "no version in Sources/ZRCCommandSupport/ZRCVersion.swift"
+upstream=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/Executables/ZRCCommandSupport/ZRCVersion.swift)
+[[ -n "$upstream" ]] || die "no version in Sources/Executables/ZRCCommandSupport/ZRCVersion.swift"
 version="$upstream"
 if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
   # Sorts before the release itself (~) and in commit order (the commit's date first).

@@ -6,7 +6,7 @@ A line protocol on stdin/stdout: each line in is a JSON command, each line out i
 (Input.dispatchMouseEvent / dispatchKeyEvent / dispatchTouchEvent) so that every mouse button,
 keys of any layout and raw multi-touch reach the page as a real user's would.
 
-Started by the Swift tests (Tests/ZRCEndToEndTests/Support/BrowserDriver.swift) with the Python
+Started by the Swift tests (Tests/EndToEnd/ZRCEndToEndTests/Support/BrowserDriver.swift) with the Python
 of the venv Tools/install-playwright.sh made; CHROMIUM names the browser (default
 /usr/bin/chromium). No browser is ever downloaded.
 """
