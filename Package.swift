@@ -69,6 +69,9 @@ let package = Package(
         .target(name: "ZRCProtocol"),
         // Pixel logic (change detection, rectangles, framebuffers): pure Swift, no C, no I/O.
         .target(name: "ZRCFrames", dependencies: ["ZRCProtocol"]),
+        // The host's session as a state machine: hello deadline, budgets, roles, and when frames
+        // go (pacing, input credit, probing, refinement): pure Swift, "now" as input.
+        .target(name: "ZRCHostCore", dependencies: ["ZRCProtocol", "ZRCFrames"]),
 
         // Adapters: each hides one C library behind Swift types.
         .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"]),
@@ -97,7 +100,7 @@ let package = Package(
 
         // Kits: wire the protocol core to real I/O.
         .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio),
-        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio),
+        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCNetworking", "ZRCStorage", logging] + nio),
         .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio),
         // The terminal viewer's pure logic: terminal input and replies, viewport mapping, scaling,
         // the kitty graphics protocol, status line, reconnect schedule.
@@ -156,6 +159,7 @@ let package = Package(
         .target(name: "ZRCXTestSupport", dependencies: ["CXCB"]),
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased]),
+        .testTarget(name: "ZRCHostCoreTests", dependencies: ["ZRCHostCore", "ZRCFrames", "ZRCProtocol", propertyBased]),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"]),
@@ -178,8 +182,8 @@ let package = Package(
 // Folders by layer: the pure core, the C modules, the adapters (one C library or OS facility
 // each), the kits (the core wired to real I/O), the test kits, the executables; tests likewise.
 let layers: [String: [String]] = [
-    "Core": ["ZRCProtocol", "ZRCFrames", "ZRCViewer", "ZRCWebViewer",
-             "ZRCProtocolTests", "ZRCFramesTests"],
+    "Core": ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCViewer", "ZRCWebViewer",
+             "ZRCProtocolTests", "ZRCFramesTests", "ZRCHostCoreTests"],
     "C": ["CAvahi", "CAvahiClient", "CChafa", "CMalloc", "CMosquitto", "CNetfilterQueue", "CNice", "CReach", "CSecret", "CSodium",
           "CTurboJPEG", "CXCB", "CZlib", "CZstd"],
     "Adapters": ["ZRCSodium", "ZRCKeyStore", "ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCMemory", "ZRCIce", "ZRCDiscovery", "ZRCMQTT", "ZRCX11",
