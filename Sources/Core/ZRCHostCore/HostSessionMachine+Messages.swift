@@ -2,6 +2,8 @@ import ZRCProtocol
 
 /// What an established session does with each message of the controller.
 extension HostSessionMachine.Established {
+    static let believableRoundTripMicros: UInt64 = 60_000_000
+
     mutating func handle(_ message: ZRCMessage, policy: HostSessionMachine.Policy, now: UInt64) -> [HostSessionAction] {
         switch message {
         case .hello:
@@ -30,7 +32,12 @@ extension HostSessionMachine.Established {
             return [.setClipboard(content)]
         case .clipboardRequest(let selection):
             return clipboardRefusal(selection, setting: false, policy: policy, now: now) ?? [.readClipboard(selection)]
-        case .pong, .stats, .error:
+        case .pong(_, let pingSentAt, _):
+            // Our keepalive or probe ping, sent with this host's monotonic clock; a pong to a ping
+            // never sent (in the future, or a minute old) is not believed.
+            if now >= pingSentAt, now - pingSentAt < Self.believableRoundTripMicros { frames?.roundTripMeasured(now - pingSentAt, now: now) }
+            return []
+        case .stats, .error:
             return []
         case .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats,
              .relayCredentials, .monitorLayout:

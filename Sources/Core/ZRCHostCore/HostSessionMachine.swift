@@ -104,6 +104,8 @@ public struct HostSessionMachine: Sendable {
     public mutating func received(_ message: ZRCMessage, now: UInt64) -> [HostSessionAction] {
         switch state {
         case .awaitingHello:
+            // A pong is keepalive traffic, allowed before the hello.
+            if case .pong = message { return [] }
             guard case .hello(_, let capabilities, let agent) = message else {
                 return close(.protocolError, text: "the controller's first message must be hello, not \(message.type)")
             }

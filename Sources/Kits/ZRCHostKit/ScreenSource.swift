@@ -80,7 +80,7 @@ public struct ScreenSharing: Sendable {
     public var stream: FrameStream.Configuration
     /// Called after every frame update is queued, with what it cost (benchmarks, diagnostics).
     public var onUpdate: (@Sendable (UpdateMeasurement) -> Void)?
-    /// Whether a large change may go in parts sized to the path (see `SessionStreamer`); off only
+    /// Whether a large change may go in parts sized to the path (see `FrameScheduler`); off only
     /// where whole updates are what is measured (the JPEG quality of a full-screen motion frame).
     public var splitsLargeUpdates = true
     /// JPEG encodings shared by the sessions of this host (see `SharedEncodings`).

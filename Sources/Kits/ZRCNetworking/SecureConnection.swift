@@ -50,6 +50,12 @@ public actor SecureConnection {
 
     /// Encrypts and queues a message. Throws once the connection is closing.
     public func send(_ message: ZRCMessage) throws(SessionError) {
+        _ = try sendCounted(message)
+    }
+
+    /// `send`, returning the bytes the message takes on the wire (a frame's cost for the pacer,
+    /// without another trip into this actor to read `sentBytes`).
+    public func sendCounted(_ message: ZRCMessage) throws(SessionError) -> Int {
         guard !closing else { throw SessionError(.protocolViolation, "the connection is closed") }
         let bytes: [UInt8]
         do {
@@ -69,6 +75,7 @@ public actor SecureConnection {
         sentBytes += bytes.count
         if case .frameUpdate = message { sentFrameUpdates += 1 }
         liveness.sent(atMicros: WireClock.monotonicMicros())
+        return bytes.count
     }
 
     /// Sends `close(reason, text)` and closes the connection after it is written.

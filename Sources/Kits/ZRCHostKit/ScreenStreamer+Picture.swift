@@ -3,18 +3,15 @@ import ZRCProtocol
 
 /// The picture a controller asked to see (`scaledPictures`): its mapping, announced before the
 /// first picture made with it, and the scaling that makes it.
-extension SessionStreamer {
-    /// The controller shows a picture of this size and region from now on.
-    func requestPicture(_ request: PictureRequest) {
-        guard scalesPictures, request != pictureRequest else { return }
-        pictureRequest = request
-        changeOwed = true
-        wakeAcknowledgementWaiter()
-    }
+extension ScreenStreamer {
+    /// The controller shows a picture of this size and region from now on (the next capture
+    /// announces its mapping).
+    func show(_ request: PictureRequest) { pictureRequest = request }
 
     /// The capture as the controller asked to see it: scaled (and announced first, whenever the
     /// mapping changes) or, without a request, as it is.
-    func picture(of capture: ScreenCapture) async throws -> (pixels: PixelBuffer, hints: [PixelRect]?) {
+    func picture(of capture: ScreenCapture, isolation: isolated (any Actor)? = #isolation) async throws
+        -> (pixels: PixelBuffer, hints: [PixelRect]?) {
         guard let request = pictureRequest else { return (capture.pixels, capture.hints) }
         let mapping = PictureMapping.fitting(request, screenWidth: capture.pixels.width, screenHeight: capture.pixels.height)
         if mapping != announcedMapping {

@@ -3,13 +3,13 @@ import ZRCProtocol
 
 /// Encoding once for several viewers (see `SharedUpdates`): a session in step with others takes
 /// the update one of them made, or waits for the one making it, or makes it for all.
-extension SessionStreamer {
+extension ScreenStreamer {
     /// The newest update another session made from this stream's state, taken without capturing
     /// (its capture's damage is then no longer owed to this viewer): a viewer in step with
     /// another follows it at the cost of sealing and sending. Only at full resolution — a scaled
     /// picture is kept up to date from the captures' damage, so those sessions capture, and
     /// share updates made from the same capture (`sharedUpdate`).
-    private func followedUpdate(_ lead: SharedUpdates.Lead) async -> FrameUpdate? {
+    private func followedUpdate(_ lead: SharedUpdates.Lead, isolation: isolated (any Actor)? = #isolation) async -> FrameUpdate? {
         guard let updates,
               let (step, generation) = updates.shared.newestStep(from: lead.state, setting: lead.setting,
                                                                  maximumPixels: stream.configuration.maximumUpdatePixels, notBefore: lookedAt),
@@ -34,7 +34,7 @@ extension SessionStreamer {
 
     /// In step with other sessions: take the update one of them made from this state, or wait for
     /// the one making it and take that, or make it for all.
-    func followOrLead() async -> SharedStart {
+    func followOrLead(isolation: isolated (any Actor)? = #isolation) async -> SharedStart {
         guard let updates, let candidate = sharingLead() else { return .alone }
         if let followed = await followedUpdate(candidate) { return .followed(followed) }
         if updates.shared.claim(candidate) { return .leading(candidate) }

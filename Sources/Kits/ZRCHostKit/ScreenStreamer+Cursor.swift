@@ -1,12 +1,12 @@
 import ZRCFrames
-import ZRCNetworking
 import ZRCProtocol
 
-extension SessionStreamer {
+extension ScreenStreamer {
     /// The shape goes once per shape, the position whenever it moves; the controller draws the
-    /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles.
-    func sendCursor() async throws {
-        guard sendsCursor, let cursor = try await sharing.source.cursor() else { return }
+    /// pointer itself, so pointer motion costs a few bytes instead of re-sent tiles. Returns
+    /// whether a shape is on the controller and whether the pointer moved.
+    func followPointer(isolation: isolated (any Actor)? = #isolation) async throws -> (shown: Bool, moved: Bool) {
+        guard let cursor = try await sharing.source.cursor() else { return (sentShapeID != nil, false) }
         var shape = cursor.shape
         if let candidate = shape, candidate.shapeID != sentShapeID {
             // The source validates what the X server reports; this guard keeps any source's
@@ -26,16 +26,13 @@ extension SessionStreamer {
         if sentPosition?.x != cursor.x || sentPosition?.y != cursor.y || sentPosition?.visible != visible {
             try await connection.send(.cursorPosition(x: cursor.x, y: cursor.y, visible: visible, shapeID: shape?.shapeID ?? sentShapeID ?? 0))
             sentPosition = (cursor.x, cursor.y, visible)
-            pointerMovedMicros = WireClock.monotonicMicros()
+            return (sentShapeID != nil, true)
         }
+        return (sentShapeID != nil, false)
     }
 
-    /// The monitor layout, at the start and whenever it changed (read at most once a second).
-    func sendMonitors() async throws {
-        guard sendsMonitors else { return }
-        let now = WireClock.monotonicMicros()
-        guard sentMonitors == nil || now &- monitorsReadMicros >= 1_000_000 else { return }
-        monitorsReadMicros = now
+    /// The monitor layout, at the start and whenever it changed (read when the schedule says).
+    func readMonitors(isolation: isolated (any Actor)? = #isolation) async throws {
         let monitors = Array(await sharing.source.monitors().prefix(MonitorArea.maximumCount))
         guard !monitors.isEmpty, monitors != sentMonitors else { return }
         let message = ZRCMessage.monitorLayout(monitors)
