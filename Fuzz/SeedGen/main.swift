@@ -58,6 +58,19 @@ let losslessUpdates: [(String, ZRCMessage)] = {
     ]
 }()
 
+/// Compact frames (0x18): the spec's keystroke (relative to an update before it) and two that
+/// stand alone (absolute time, screen size given), which the frame target can apply.
+let compactFrames: [(String, ZRCMessage)] = [
+    ("compact-keystroke", .compactFrame(CompactFrame(sendTime: .after(62_450), queueMicros: 50, encodeMicros: 400, screenSize: nil, quality: 0,
+                                                     rects: [FrameRect(x: 100, y: 200, width: 7, height: 13, content: .lossless(Array(0xC0...0xCB)))]))),
+    ("compact-solid", .compactFrame(CompactFrame(sendTime: .absolute(1_000_000), queueMicros: 50, encodeMicros: 400,
+                                                 screenSize: .init(width: 640, height: 480), quality: 0,
+                                                 rects: [FrameRect(x: 1, y: 2, width: 3, height: 4, content: .solid(pixel: 0xFF8000)),
+                                                         FrameRect(x: 0, y: 0, width: 64, height: 31, content: .copy(sourceX: 0, sourceY: 1))]))),
+    ("compact-raw", .compactFrame(CompactFrame(sendTime: .absolute(7), queueMicros: 1, encodeMicros: 2, screenSize: .init(width: 2, height: 2),
+                                               quality: 0, rects: [FrameRect(x: 0, y: 0, width: 2, height: 2, content: .raw(bgrx: Array(0..<16)))]))),
+]
+
 let messages: [(String, ZRCMessage)] = [
     ("hello", .hello(protocolVersion: 1, capabilities: [.jpegRects, .cursorShape], agent: "zrc-ctl/0.1 (linux)")),
     ("ping", .ping(id: 1, sentAtMicros: 258)),
@@ -91,7 +104,7 @@ let messages: [(String, ZRCMessage)] = [
     ("monitor-layout", .monitorLayout([MonitorArea(x: 0, y: 0, width: 1920, height: 1080, isPrimary: true, name: "HDMI-1"),
                                        MonitorArea(x: 1920, y: 0, width: 1280, height: 1024, isPrimary: false, name: "DP-2")])),
     ("input-button-9", .input(.button(9, pressed: true, x: 10, y: 20))),
-] + jpegUpdates + losslessUpdates
+] + jpegUpdates + losslessUpdates + compactFrames
 
 for (name, message) in messages { seed("message", name, message.encode()) }
 
@@ -171,7 +184,7 @@ seed("frame", "schema-solid", hex("""
     11 0000000000000001 0000000000000002 0000000000000003 0000000000000004
     00000280 000001e0 00 0001  0001 0002 0003 0004 02 00ff8000
     """))
-for (name, message) in jpegUpdates + losslessUpdates + messages.filter({ ["raw", "copy"].contains($0.0) }) {
+for (name, message) in jpegUpdates + losslessUpdates + messages.filter({ ["raw", "copy", "compact-solid", "compact-raw"].contains($0.0) }) {
     seed("frame", name, message.encode())
 }
 

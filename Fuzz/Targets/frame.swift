@@ -2,14 +2,25 @@ import ZRCFrames
 import ZRCProtocol
 
 // Target `frame`: the controller's JPEG/rect path. The input is one application message; a
-// frameUpdate is applied to a fresh compositor with the real libjpeg-turbo decoder, as a
+// frameUpdate (or a compactFrame that stands alone) is applied to a fresh compositor with the real libjpeg-turbo decoder, as a
 // controller session does with every update a host sends.
 // libjpeg-turbo itself is not instrumented (it is the system library): ASan sees its reads and
 // writes only through the buffers Swift hands it.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFrame(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard case .frameUpdate(let update)? = try? ZRCMessage.decode(fuzzInput(data, size)) else { return 0 }
+    let update: FrameUpdate
+    switch try? ZRCMessage.decode(fuzzInput(data, size)) {
+    case .frameUpdate(let full)?:
+        update = full
+    case .compactFrame(let compact)?:
+        // A session's first update: only a compact frame that stands alone expands.
+        var context = CompactFrameContext()
+        guard let expanded = try? context.expand(compact) else { return 0 }
+        update = expanded
+    default:
+        return 0
+    }
     var decoder: FrameCodec
     do {
         decoder = try FrameCodec()

@@ -39,7 +39,7 @@ extension HostSessionMachine.Established {
             return []
         case .stats, .error:
             return []
-        case .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .cursorShape, .cursorPosition, .pictureMapping, .linkStats,
+        case .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .compactFrame, .cursorShape, .cursorPosition, .pictureMapping, .linkStats,
              .relayCredentials, .monitorLayout:
             return notice(.unsupported, "this host does not handle \(message.type) messages", now: now)
         }

@@ -40,6 +40,8 @@ public actor ControllerSession {
     /// The picture last asked for, sent again if the host's hello comes after the request.
     private var wantedPicture: PictureRequest?
     private var sentPicture: PictureRequest?
+    /// The previous update's frame ID, send time and screen size, which compact frames leave out.
+    private var frameContext = CompactFrameContext()
     /// The host's newest credentials for its relays, and who keeps them (the controller's store).
     public private(set) var relayCredentials: [RelayCredential] = []
     private var relayCredentialsKeeper: (@Sendable ([RelayCredential]) async -> Void)?
@@ -81,17 +83,15 @@ public actor ControllerSession {
         }
         switch message {
         case .frameUpdate(let update):
-            for rect in update.rects {
-                switch rect.content {
-                case .jpeg: encodingsReceived.insert(.jpegRects)
-                case .solid: encodingsReceived.insert(.solidRects)
-                case .raw: encodingsReceived.insert(.rawRects)
-                case .lossless: encodingsReceived.insert(.losslessRects)
-                case .copy: encodingsReceived.insert(.copyRects)
-                case .losslessFrame: encodingsReceived.insert(.losslessFrames)
-                }
+            frameContext.note(update)
+            await received(update)
+            return
+        case .compactFrame(let frame):
+            do {
+                await received(try frameContext.expand(frame))
+            } catch {
+                await connection?.close(reason: .protocolError, text: error.message)
             }
-            await compose(update)
             return
         case .cursorShape(let shape):
             cursor.shape = shape
@@ -122,6 +122,21 @@ public actor ControllerSession {
             break
         }
         eventSink.yield(.message(message))
+    }
+
+    /// An update, however it came (full or compact).
+    private func received(_ update: FrameUpdate) async {
+        for rect in update.rects {
+            switch rect.content {
+            case .jpeg: encodingsReceived.insert(.jpegRects)
+            case .solid: encodingsReceived.insert(.solidRects)
+            case .raw: encodingsReceived.insert(.rawRects)
+            case .lossless: encodingsReceived.insert(.losslessRects)
+            case .copy: encodingsReceived.insert(.copyRects)
+            case .losslessFrame: encodingsReceived.insert(.losslessFrames)
+            }
+        }
+        await compose(update)
     }
 
     /// Applies an update and acknowledges it, which lets the host send the next one.

@@ -20,6 +20,9 @@ final class ScreenStreamer {
     var encoder: SharingEncoder
     /// What the schedule needs from both sides' capabilities.
     let settings: FrameScheduler.Settings
+    /// Whether both sides announced `compactFrames`, and what the controller knows of the previous update.
+    let compactsFrames: Bool
+    var frameContext = CompactFrameContext()
     var sentShapeID: UInt32?
     var sentPosition: (x: Int32, y: Int32, visible: Bool)?
     var sentMonitors: [MonitorArea]?
@@ -58,6 +61,7 @@ final class ScreenStreamer {
         settings = FrameScheduler.Settings(splitsLargeUpdates: sharing.splitsLargeUpdates, sendsLinkStats: capabilities.contains(.linkStats),
                                            followsPointer: capabilities.contains(.cursorShape), followsMonitors: capabilities.contains(.monitors),
                                            scalesPictures: capabilities.contains(.scaledPictures))
+        compactsFrames = capabilities.contains(.compactFrames)
         var configuration = sharing.stream
         configuration.encodings = capabilities.intersection(Capabilities.rectEncodings).subtracting(.losslessFrames)
         updates = capabilities.contains(.losslessFrames) && sharing.sharesEncodings ? sharing.updates.join() : nil
@@ -149,7 +153,7 @@ final class ScreenStreamer {
         var update = update
         update.sendMicros = WireClock.monotonicMicros()
         // One hop: the connection says what the update took on the wire.
-        let wireBytes = try await connection.sendCounted(.frameUpdate(update))
+        let wireBytes = try await connection.sendCounted(compactsFrames ? frameContext.message(for: update) : .frameUpdate(update))
         let queued = WireClock.monotonicMicros()
         sharing.onUpdate?(UpdateMeasurement(captureMicros: captured &- started, detectMicros: stream.lastStages.detectMicros,
                                             encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,

@@ -73,7 +73,10 @@ public actor SecureConnection {
         }
         outbox.yield(bytes)
         sentBytes += bytes.count
-        if case .frameUpdate = message { sentFrameUpdates += 1 }
+        switch message {
+        case .frameUpdate, .compactFrame: sentFrameUpdates += 1
+        default: break
+        }
         liveness.sent(atMicros: WireClock.monotonicMicros())
         return bytes.count
     }

@@ -94,6 +94,35 @@ public struct ByteReader: Sendable {
         return try readBytes(count: length, field)
     }
 
+    /// An unsigned LEB128 varint of at most `maximum`: canonical only (no byte of a longer
+    /// encoding than the value needs, i.e. a last byte of 0 after the first), at most 10 bytes.
+    public mutating func readVarint(_ field: String, maximum: UInt64 = .max) throws(WireError) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<10 {
+            let byte = try readUInt8(field)
+            let bits = UInt64(byte & 0x7F)
+            // The tenth byte holds bit 63 alone.
+            guard index < 9 || bits <= 1 else { throw invalid(field, "is a varint beyond 64 bits") }
+            value |= bits << (7 * UInt64(index))
+            if byte & 0x80 == 0 {
+                guard byte != 0 || index == 0 else { throw invalid(field, "is a varint longer than its value needs") }
+                guard value <= maximum else { throw invalid(field, "is \(value), at most \(maximum)") }
+                return value
+            }
+        }
+        throw invalid(field, "is a varint beyond 64 bits")
+    }
+
+    /// A varint length followed by that many bytes, at most `maxLength`, checked against the limit
+    /// and the bytes present before anything is copied.
+    public mutating func readVarintBlob(_ field: String, maxLength: Int) throws(WireError) -> [UInt8] {
+        let length = try readVarint("\(field) length")
+        guard length <= UInt64(maxLength) else {
+            throw WireError(.lengthTooLarge, "\(context): \(field) announces \(length) bytes, limit is \(maxLength)")
+        }
+        return try readBytes(count: Int(length), field)
+    }
+
     /// Call after the last field: a value followed by extra bytes is as wrong as a short one.
     public func expectEnd() throws(WireError) {
         guard isAtEnd else {

@@ -47,6 +47,23 @@ public struct ByteWriter: Sendable {
         bytes.append(contentsOf: blob)
     }
 
+    /// An unsigned LEB128 varint: 7 bits a byte, least significant first, the high bit set on every
+    /// byte but the last; minimal (the reader refuses longer encodings of the same value).
+    public mutating func write(varint value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// varint length + bytes.
+    public mutating func write(varintBlob blob: some Collection<UInt8>) {
+        write(varint: UInt64(blob.count))
+        bytes.append(contentsOf: blob)
+    }
+
     /// The longest prefix of `string`'s UTF-8 that is at most `maxBytes` and ends on a scalar
     /// boundary, so the receiver's UTF-8 validation never fails on our own truncation.
     public static func utf8Prefix(of string: String, maxBytes: Int) -> [UInt8] {

@@ -38,6 +38,9 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let extendedButtons = Capabilities(rawValue: 1 << 11)
     /// Host: sends `monitorLayout`; controller: takes it (and may ask for one monitor's region).
     public static let monitors = Capabilities(rawValue: 1 << 12)
+    /// Host: sends frame updates as `compactFrame` (varint geometry, time deltas, the frame ID and
+    /// screen size implied by the previous update); controller: takes them.
+    public static let compactFrames = Capabilities(rawValue: 1 << 13)
 
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames]

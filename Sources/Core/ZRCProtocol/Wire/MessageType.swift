@@ -18,6 +18,7 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case pictureRequest = 0x15
     case pictureMapping = 0x16
     case monitorLayout = 0x17
+    case compactFrame = 0x18
     case input = 0x20
     case stats = 0x30
     case linkStats = 0x31

@@ -43,6 +43,8 @@ extension ZRCMessage {
             return .pairAccepted(hostName: try reader.readString("hostName"))
         case .frameUpdate:
             return .frameUpdate(try FrameUpdate(from: &reader))
+        case .compactFrame:
+            return .compactFrame(try CompactFrame(from: &reader))
         case .frameAck:
             return .frameAck(
                 frameID: try reader.readUInt64("frameID"),

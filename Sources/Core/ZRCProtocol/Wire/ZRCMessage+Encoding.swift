@@ -33,6 +33,8 @@ extension ZRCMessage {
             writer.write(string: hostName)
         case .frameUpdate(let update):
             update.write(to: &writer)
+        case .compactFrame(let frame):
+            frame.write(to: &writer)
         case .frameAck(let frameID, let receivedMicros, let decodedMicros):
             writer.write(frameID)
             writer.write(receivedMicros)
@@ -73,18 +75,24 @@ extension ZRCMessage {
     private var estimatedSize: Int {
         switch self {
         case .frameUpdate(let update):
-            update.rects.reduce(64) { total, rect in
-                switch rect.content {
-                case .jpeg(let data), .lossless(let data), .losslessFrame(let data): total + 13 + data.count
-                case .raw(let pixels): total + 13 + pixels.count
-                case .solid, .copy: total + 13
-                }
-            }
+            Self.estimatedSize(of: update.rects)
+        case .compactFrame(let frame):
+            Self.estimatedSize(of: frame.rects)
         case .cursorShape(let shape): 32 + shape.rgba.count
         case .clipboard(let content): 16 + content.mimeType.utf8.count + content.data.count
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
             .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest, .relayCredentials, .monitorLayout:
             64
+        }
+    }
+
+    private static func estimatedSize(of rects: [FrameRect]) -> Int {
+        rects.reduce(64) { total, rect in
+            switch rect.content {
+            case .jpeg(let data), .lossless(let data), .losslessFrame(let data): total + 13 + data.count
+            case .raw(let pixels): total + 13 + pixels.count
+            case .solid, .copy: total + 13
+            }
         }
     }
 }

@@ -19,6 +19,9 @@ public enum ZRCMessage: Sendable, Equatable {
     /// Pairing: the host stored the controller's key; `hostName` is for the controller's known hosts.
     case pairAccepted(hostName: String)
     case frameUpdate(FrameUpdate)
+    /// Host → controller (`compactFrames`): a frame update in few bytes, read with the session's
+    /// `CompactFrameContext`.
+    case compactFrame(CompactFrame)
     /// Controller → host: the update is on screen; `…Micros` on the controller's clock.
     case frameAck(frameID: UInt64, receivedMicros: UInt64, decodedMicros: UInt64)
     case cursorShape(CursorShape)
@@ -57,6 +60,7 @@ public enum ZRCMessage: Sendable, Equatable {
         case .pairRequest: .pairRequest
         case .pairAccepted: .pairAccepted
         case .frameUpdate: .frameUpdate
+        case .compactFrame: .compactFrame
         case .frameAck: .frameAck
         case .cursorShape: .cursorShape
         case .cursorPosition: .cursorPosition
@@ -78,6 +82,7 @@ public enum ZRCMessage: Sendable, Equatable {
         let problem: String? =
             switch self {
             case .frameUpdate(let update): update.problem()
+            case .compactFrame(let frame): frame.problem()
             case .cursorShape(let shape): shape.problem()
             case .input(let event): event.problem()
             case .pictureRequest(let request): request.problem()

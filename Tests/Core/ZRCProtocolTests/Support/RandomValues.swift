@@ -88,6 +88,19 @@ enum RandomValues {
             rects: rects)
     }
 
+    /// A compact frame as a host sends it (solid colours without padding, which it does not carry).
+    static func compactFrame(_ rng: inout some RandomNumberGenerator) -> CompactFrame {
+        let update = frameUpdate(&rng)
+        let rects = update.rects.map { rect in
+            guard case .solid(let pixel) = rect.content else { return rect }
+            return FrameRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height, content: .solid(pixel: pixel & 0xFF_FFFF))
+        }
+        let size = Bool.random(using: &rng) ? CompactFrame.Size(width: UInt16(update.screenWidth), height: UInt16(update.screenHeight)) : nil
+        let time: UInt64 = Bool.random(using: &rng) ? int(&rng) : UInt64.random(in: 0...100_000, using: &rng)
+        return CompactFrame(sendTime: Bool.random(using: &rng) ? .absolute(time) : .after(time), queueMicros: UInt64.random(in: 0...5000, using: &rng),
+                            encodeMicros: UInt64.random(in: 0...50_000, using: &rng), screenSize: size, quality: update.quality, rects: rects)
+    }
+
     static func pictureMapping(_ rng: inout some RandomNumberGenerator) -> PictureMapping {
         let width = UInt32.random(in: 1...4000, using: &rng), height = UInt32.random(in: 1...3000, using: &rng)
         let regionWidth = UInt16.random(in: 1...UInt16(width), using: &rng), regionHeight = UInt16.random(in: 1...UInt16(height), using: &rng)
@@ -133,6 +146,7 @@ enum RandomValues {
         case .pairRequest: .pairRequest(controllerName: string(&rng))
         case .pairAccepted: .pairAccepted(hostName: string(&rng))
         case .frameUpdate: .frameUpdate(frameUpdate(&rng))
+        case .compactFrame: .compactFrame(compactFrame(&rng))
         case .frameAck: .frameAck(frameID: int(&rng), receivedMicros: int(&rng), decodedMicros: int(&rng))
         case .cursorShape: .cursorShape(cursorShape(&rng))
         case .cursorPosition: .cursorPosition(x: int(&rng), y: int(&rng), visible: Bool.random(using: &rng), shapeID: int(&rng))
