@@ -13,25 +13,24 @@
 # profile, about 40 minutes, root) or
 # `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+DIE_PREFIX=""
+cd "$REPO_ROOT"
 
 "$(pwd)/Tools/install-deps.sh" --with-bench
 # The browser viewer's benchmark drives Debian's chromium through Playwright for Python.
 ZRC_PLAYWRIGHT_PYTHON="$("$(pwd)/Tools/install-playwright.sh")"
 export ZRC_PLAYWRIGHT_PYTHON
-export ZRC_REPOSITORY="$(pwd)"
+export ZRC_REPOSITORY="$REPO_ROOT"
 
-if ! command -v swift >/dev/null 2>&1; then
-  if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else
-    echo "bench: no Swift toolchain found (looked on PATH and in /opt/swift); install Swift 6.1 or newer" >&2; exit 1
-  fi
-fi
+use_swift_toolchain swift
 
 echo "== build (release) ==" >&2
 # Linked like the product (Tools/zrc.sh): the host it measures has the same resident memory.
-swift build -c release --static-swift-stdlib --product zrc-bench 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
+swift build -c release --static-swift-stdlib --product zrc-bench 2>&1 | grep -v "prohibited flag(s): -pthread" || die "build failed"
 # The network laboratory's delay helper, beside zrc-bench (`links`, `lab-check`).
-swift build -c release --static-swift-stdlib --product zrc-netdelay 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "bench: build failed" >&2; exit 1; }
+swift build -c release --static-swift-stdlib --product zrc-netdelay 2>&1 | grep -v "prohibited flag(s): -pthread" || die "build failed"
 bench="$(swift build -c release --static-swift-stdlib --show-bin-path)/zrc-bench"
 
 if [[ $# -gt 0 ]]; then exec "$bench" "$@"; fi
@@ -64,5 +63,5 @@ if [[ $(id -u) -eq 0 ]]; then
   echo
   "$bench" reach
 else
-  echo "bench: skipping \`links\` and \`reach\` (the network laboratories need root)" >&2
+  say "skipping \`links\` and \`reach\` (the network laboratories need root)"
 fi

@@ -15,13 +15,12 @@
 # FUZZ_OPT=-Onone builds without optimization (slower, exact stack traces), in its own cache.
 # To fuzz on past a known, unfixed crash: Tools/fuzz.sh TARGET SECONDS -- -fork=1 -ignore_crashes=1
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+DIE_PREFIX=""
+cd "$REPO_ROOT"
 
-if ! command -v swiftc >/dev/null 2>&1; then
-  if [[ -x /opt/swift/usr/bin/swiftc ]]; then export PATH=/opt/swift/usr/bin:$PATH; else
-    echo "fuzz: no Swift toolchain found (looked on PATH and in /opt/swift); install Swift 6.1 or newer" >&2; exit 1
-  fi
-fi
+use_swift_toolchain swiftc
 
 TARGETS=(record message reassembler invite handshake terminal-input frame rendezvous)
 OPT=${FUZZ_OPT:--O}
@@ -31,7 +30,7 @@ BUILD=$ROOT/build${OPT}
 # for file:line in stack traces (full -g makes the driver leave a debugger module in the checkout).
 COMMON=(-swift-version 6 -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny
         "$OPT" -gline-tables-only -I "$BUILD/modules" -I Sources/C/CTurboJPEG -I Sources/C/CZstd)
-FLAGS=("${COMMON[@]}" -parse-as-library -sanitize=fuzzer,address)
+FLAGS=("${COMMON[@]}" -parse-as-library "-sanitize=fuzzer,address")
 
 # The package modules a target needs, in dependency order.
 target_modules() {
@@ -39,7 +38,7 @@ target_modules() {
     record | message | reassembler | invite | handshake | rendezvous) echo ZRCProtocol ;;
     terminal-input) echo ZRCProtocol ZRCViewer ;;
     frame) echo ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd ;;
-    *) echo "fuzz: unknown target '$1' (Tools/fuzz.sh list shows them)" >&2; return 1 ;;
+    *) say "unknown target '$1' (Tools/fuzz.sh list shows them)"; return 1 ;;
   esac
 }
 
@@ -69,7 +68,7 @@ wait_for_other_builds() {
   local said=
   # Programs, not mentions: a shell whose command line mentions swiftc is no build.
   while pgrep -f '^([^ ]*/)?(swift-build|swift-frontend|swiftc|swift-driver)( |$)' >/dev/null; do
-    [[ -n $said ]] || echo "fuzz: waiting for another Swift build to finish" >&2
+    [[ -n $said ]] || say "waiting for another Swift build to finish"
     said=1
     sleep 15
   done
@@ -90,11 +89,11 @@ cached_swiftc() {
   if [[ -f $output && -f $stamp && $(cat "$stamp") == "$hash" ]]; then return 0; fi
   mkdir -p "$BUILD/stamps" "$BUILD/modules" "$BUILD/bin" "$ROOT/logs"
   wait_for_other_builds
-  echo "fuzz: compiling $name ($OPT)" >&2
+  say "compiling $name ($OPT)"
   # The linker warns about every ASan symbol it cannot export: keep the log, show it on failure.
   if ! swiftc "$@" -o "$output" >"$ROOT/logs/build-$name.log" 2>&1; then
     grep -v "Cannot export local symbol" "$ROOT/logs/build-$name.log" | tail -40 >&2
-    echo "fuzz: compiling $name failed (log: $ROOT/logs/build-$name.log)" >&2
+    say "compiling $name failed (log: $ROOT/logs/build-$name.log)"
     return 1
   fi
   echo "$hash" >"$stamp"
@@ -130,7 +129,7 @@ run_target() {
   build_target "$target" || return 1
   local corpus="$ROOT/corpus/$target" crashes="$ROOT/crashes/$target" log="$ROOT/logs/$target.log"
   mkdir -p "$corpus" "$crashes"
-  echo "fuzz: $target for $seconds s (log: $log)" >&2
+  say "$target for $seconds s (log: $log)"
   local start status=0
   start=$(date +%s)
   touch "$log.start"
@@ -153,25 +152,25 @@ run_target() {
   [[ -n $runs ]] || runs=$(grep -o -E '^#[0-9]+' "$log" | tr -d '#' | tail -1 || true)
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
   [[ -n $rate ]] || rate=$(( ${runs:-0} / (elapsed > 0 ? elapsed : 1) ))
-  echo "fuzz: $target: ${runs:-?} executions in $elapsed s ($rate/s), corpus $(ls "$corpus" | wc -l) inputs" >&2
+  say "$target: ${runs:-?} executions in $elapsed s ($rate/s), corpus $(find "$corpus" -mindepth 1 -maxdepth 1 -not -name '.*' -printf . | wc -c) inputs"
   # Inputs saved during this run (with -fork and -ignore_crashes libFuzzer goes on after a crash).
   found=$(find "$crashes" -type f -newer "$log.start" 2>/dev/null | sort || true)
   if [[ $status -eq 0 && -z $found ]]; then
-    echo "fuzz: $target: no crash" >&2
+    say "$target: no crash"
     return 0
   fi
   # libFuzzer's exit code for a run stopped by a signal (Ctrl-C).
   if [[ $status -eq 72 && -z $found ]]; then
-    echo "fuzz: $target: interrupted, no crash" >&2
+    say "$target: interrupted, no crash"
     return 130
   fi
-  echo "fuzz: $target: FAILED (libFuzzer exit $status); the stack is in $log" >&2
+  say "$target: FAILED (libFuzzer exit $status); the stack is in $log"
   local saved
   for saved in $found; do
-    echo "fuzz: crashing input: $saved ($(wc -c <"$saved") bytes, base64 $(base64 -w0 "$saved" | head -c 200))" >&2
-    echo "fuzz:   replay:   SWIFT_BACKTRACE=enable=no $BUILD/bin/$target $saved" >&2
-    echo "fuzz:   minimize: SWIFT_BACKTRACE=enable=no $BUILD/bin/$target -minimize_crash=1 -runs=200000" \
-      "-exact_artifact_path=$saved.min $saved" >&2
+    say "crashing input: $saved ($(wc -c <"$saved") bytes, base64 $(base64 -w0 "$saved" | head -c 200))"
+    say "  replay:   SWIFT_BACKTRACE=enable=no $BUILD/bin/$target $saved"
+    say "  minimize: SWIFT_BACKTRACE=enable=no $BUILD/bin/$target -minimize_crash=1 -runs=200000" \
+      "-exact_artifact_path=$saved.min $saved"
   done
   return 1
 }
@@ -179,8 +178,10 @@ run_target() {
 generate_seeds() {
   for module in ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd; do build_module "$module"; done
   # The generator has a main of its own: link the coverage hooks without libFuzzer's main.
-  local runtime
-  runtime=$(ls "$(dirname "$(command -v swiftc)")"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$(uname -m)".a | head -1)
+  local runtimes runtime
+  runtimes=("$(dirname "$(command -v swiftc)")"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$(uname -m)".a)
+  runtime=${runtimes[0]}
+  [[ -f "$runtime" ]] || die "no libFuzzer runtime without main in the toolchain ($runtime)"
   cached_swiftc seedgen "$BUILD/bin/seedgen" "ZRCProtocol ZRCFrames ZRCJPEG ZRCZstd" "${COMMON[@]}" -sanitize=address -module-name SeedGen Fuzz/SeedGen/main.swift \
     Fuzz/Support/TransparentCrypto.swift "$BUILD"/modules/{ZRCProtocol,ZRCFrames,ZRCJPEG,ZRCZstd}.o "$runtime" -lturbojpeg -lzstd
   # Globals of a main file are never released, which LeakSanitizer would report at exit.
@@ -192,15 +193,15 @@ case "${1:-}" in
   seeds) generate_seeds ;;
   all)
     seconds=${2:-60} failed=()
-    [[ $seconds =~ ^[0-9]+$ ]] || { echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2; }
+    [[ $seconds =~ ^[0-9]+$ ]] || { say "SECONDS must be a whole number, not '$seconds'"; exit 2; }
     for target in "${TARGETS[@]}"; do
       status=0
       run_target "$target" "$seconds" || status=$?
       [[ $status -ne 130 ]] || exit 130
       [[ $status -eq 0 ]] || failed+=("$target")
     done
-    if [[ ${#failed[@]} -gt 0 ]]; then echo "fuzz: failed: ${failed[*]}" >&2; exit 1; fi
-    echo "fuzz: all ${#TARGETS[@]} targets ran $seconds s each without a crash" >&2 ;;
+    if [[ ${#failed[@]} -gt 0 ]]; then say "failed: ${failed[*]}"; exit 1; fi
+    say "all ${#TARGETS[@]} targets ran $seconds s each without a crash" ;;
   "" | -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" ;;
   *)
     target=$1 seconds=60
@@ -208,6 +209,6 @@ case "${1:-}" in
     if [[ $# -gt 0 && $1 != -- ]]; then seconds=$1; shift; fi
     [[ ${1:-} == -- ]] && shift
     target_modules "$target" >/dev/null
-    [[ $seconds =~ ^[0-9]+$ ]] || { echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2; }
+    [[ $seconds =~ ^[0-9]+$ ]] || { say "SECONDS must be a whole number, not '$seconds'"; exit 2; }
     run_target "$target" "$seconds" "$@" ;;
 esac

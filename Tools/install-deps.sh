@@ -2,6 +2,8 @@
 # Installs every Debian package ZRC needs to build, run and test. Idempotent: packages already
 # present are not reinstalled, and nothing runs when everything is there.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # Build: one -dev package per C library the adapters wrap, plus pkg-config to find them.
 BUILD_PACKAGES=(
@@ -32,10 +34,11 @@ REACH_PACKAGES=(
 # since Xvfb has no GPU), the schema checker, X clients that own and read selections (xclip, xsel),
 # an independent PNG reader (netpbm's pngtopnm), openssl for the broker tests' certificates, and
 # Debian's chromium for the browser viewer's tests (driven by Playwright for Python from PyPI in
-# a venv: Tools/install-playwright.sh).
+# a venv: Tools/install-playwright.sh), and shellcheck, which every shell script here must pass
+# (Tools/shellcheck.sh).
 TEST_PACKAGES=(
   tmux kitty libgl1-mesa-dri python3 python3-jsonschema xclip xsel netpbm openssl
-  chromium python3-venv
+  chromium python3-venv shellcheck
 )
 
 # Network laboratory (tests and `zrc-bench links`): namespaces, shaping and NFQUEUE delay need
@@ -47,10 +50,10 @@ LAB_PACKAGES=(
 )
 
 # Packaging (Tools/package.sh): dpkg-shlibdeps works out the packages' library dependencies, strip
-# drops the symbol tables; the package test installs the packages into a fresh Debian made with
-# debootstrap, and systemd-analyze checks the service units.
+# drops the symbol tables; the package test (Tools/package-check.sh) runs lintian over them,
+# installs them into a fresh Debian made with debootstrap, and systemd-analyze checks the units.
 PACKAGING_PACKAGES=(
-  dpkg-dev binutils debootstrap systemd
+  dpkg-dev binutils debootstrap systemd lintian
 )
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
@@ -70,7 +73,7 @@ done
 
 if [[ $(id -u) -ne 0 ]]; then
   SUDO=sudo
-  command -v sudo >/dev/null || { echo "install-deps: missing packages (${missing[*]}) and not root; install them or run as root" >&2; exit 1; }
+  command -v sudo >/dev/null || { say "missing packages (${missing[*]}) and not root; install them or run as root"; exit 1; }
 else
   SUDO=
 fi
@@ -87,16 +90,27 @@ apt_retry() {
       rm -f "$log"
       return 1
     fi
-    echo "install-deps: the package database is locked by another process (attempt $i); retrying in 5 s" >&2
+    say "the package database is locked by another process (attempt $i); retrying in 5 s"
     sleep 5
   done
   rm -f "$log"
   return 1
 }
 
-echo "install-deps: installing ${missing[*]}" >&2
-stamp=/var/lib/apt/periodic/zrc-update-stamp
-if [[ ! -e /var/lib/apt/lists/lock || -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]] || ! apt-cache policy "${missing[0]}" 2>/dev/null | grep -q Candidate: || apt-cache policy "${missing[0]}" | grep -q 'Candidate: (none)'; then
+# True when apt has no package lists yet (a fresh machine: /var/lib/apt/lists holds at most its
+# lock and partial/).
+no_package_lists() {
+  local entry
+  [[ -e /var/lib/apt/lists/lock ]] || return 0
+  for entry in /var/lib/apt/lists/*; do
+    case "${entry##*/}" in *lock* | *partial*) ;; *) [[ -e "$entry" ]] && return 1 ;; esac
+  done
+  return 0
+}
+
+say "installing ${missing[*]}"
+# The lists first when there are none, or when they do not know the first missing package.
+if no_package_lists || ! apt-cache policy "${missing[0]}" 2>/dev/null | grep -q Candidate: || apt-cache policy "${missing[0]}" | grep -q 'Candidate: (none)'; then
   apt_retry update -q
 fi
 apt_retry install -y -q --no-install-recommends "${missing[@]}"

@@ -3,13 +3,16 @@
 # drives Debian's own chromium (install-deps.sh --with-test installs it): no browser is
 # downloaded. Idempotent; prints the venv's python on stdout.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+DIE_PREFIX=""
 VENV="${ZRC_PLAYWRIGHT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/zrc/playwright-1.65.2}"
 if ! "$VENV/bin/python" -c "import playwright.sync_api" >/dev/null 2>&1; then
-  echo "install-playwright: creating $VENV" >&2
+  say "creating $VENV"
   rm -rf "$VENV"
   mkdir -p "$(dirname "$VENV")"
   /usr/bin/python3 -m venv "$VENV" >&2
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "playwright==1.65.2" >&2 \
-    || { echo "install-playwright: pip could not install playwright 1.65.2 from PyPI" >&2; exit 1; }
+    || die "pip could not install playwright 1.65.2 from PyPI"
 fi
 echo "$VENV/bin/python"

@@ -47,26 +47,18 @@
 #   Tools/mdnslab.sh exec --id t1 node0 -- avahi-browse -rtp _zrc._tcp
 #   Tools/mdnslab.sh down --id t1
 set -euo pipefail
-
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # Signals blocked by the caller (Foundation's Process on Linux can start us with SIGTERM blocked)
-# would be inherited by the daemons; re-exec once through perl with an empty mask (as
-# Tools/with-test-services.sh does). `down` falls back to SIGKILL anyway.
-if [[ -n "${ZRC_MDNSLAB_SIGNALS_RESET:-}" ]]; then
-  unset ZRC_MDNSLAB_SIGNALS_RESET
-else
-  blocked=0
-  while read -r field value; do
-    [[ "$field" == SigBlk: ]] && blocked=$value
-  done </proc/$$/status
-  if [[ "$blocked" == *[1-9a-f]* ]] && command -v perl >/dev/null 2>&1; then
-    export ZRC_MDNSLAB_SIGNALS_RESET=1
-    exec perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die "sigprocmask: $!\n";
-      $SIG{PIPE} = "DEFAULT"; exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' -- "$BASH" "${BASH_SOURCE[0]}" "$@"
-  fi
-  unset blocked field value
-fi
+# would be inherited by the daemons; re-exec with none blocked first. `down` falls back to
+# SIGKILL anyway.
+reset_signal_mask "$@"
+# Bad usage, or a lab that could not be built or is not up: the reason, and status 2.
+DIE_PREFIX=""
+DIE_STATUS=2
 
-readonly SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+readonly SCRIPT_PATH
 readonly PREFIX=zrcmdns
 readonly SUBNET_PREFIX=10.60.0
 readonly MAX_HOSTS=100
@@ -74,17 +66,8 @@ readonly STARTUP_TIMEOUT_TENTHS=150 # 15 s for any one startup stage (all nodes 
 readonly SIGNAL_GRACE_TENTHS=50     # 5 s between SIGTERM and SIGKILL in `down`
 readonly BUS_PATH=/run/dbus/system_bus_socket
 
-fail() {
-  echo "mdnslab: $*" >&2
-  exit 2
-}
-
 usage() {
   sed -n '/^# Usage:/,/^# Exit status:/p' "$SCRIPT_PATH" | sed '$d' | sed 's/^# \{0,1\}//'
-}
-
-require_tool() {
-  command -v "$1" >/dev/null 2>&1 || fail "'$1' not found; it is part of the Debian package '$2'"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -100,7 +83,7 @@ node_hostname() { echo "$PREFIX-$ID-n$1"; }
 
 set_id() {
   [[ "$1" =~ ^[a-z0-9]([a-z0-9-]{0,22}[a-z0-9])?$ ]] ||
-    fail "bad --id '$1': lower-case letters, digits and inner '-', at most 24 characters"
+    die "bad --id '$1': lower-case letters, digits and inner '-', at most 24 characters"
   ID=$1
   STATE=/tmp/$PREFIX-$ID
 }
@@ -119,16 +102,9 @@ proc_identity() {
   local pid=$1 stat
   stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
   stat=${stat##*) }            # fields after "pid (comm) "
-  set -- $stat                 # field 3 (state) is now $1; starttime (field 22) is $20
-  echo "$pid ${20}"
-}
-
-# True while PID runs (a zombie whose parent does not reap it counts as gone).
-pid_alive() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  [[ "${stat:0:1}" != Z ]]
+  local fields
+  read -r -a fields <<<"$stat" # field 3 (state) is now fields[0]; starttime (field 22) fields[19]
+  echo "$pid ${fields[19]}"
 }
 
 record_pid() { # FILE PID: appends the process's identity to FILE (the list `down` stops)
@@ -141,7 +117,7 @@ record_pid() { # FILE PID: appends the process's identity to FILE (the list `dow
 # Stops the lab's processes; returns 1 if there were none.
 stop_all() {
   local -a pids=()
-  local ns pid start line i alive
+  local ns pid start line
 
   # Processes inside the namespaces (daemons, holders, and anything `exec` left running).
   for ns in $(existing_namespaces); do
@@ -159,22 +135,7 @@ stop_all() {
   ((${#pids[@]})) || return 1
   mapfile -t pids < <(printf '%s\n' "${pids[@]}" | sort -un)
 
-  kill -TERM "${pids[@]}" 2>/dev/null || true
-  for ((i = 0; i < SIGNAL_GRACE_TENTHS; i++)); do
-    alive=0
-    for pid in "${pids[@]}"; do pid_alive "$pid" && alive=1 && break; done
-    ((alive)) || break
-    sleep 0.1
-  done
-  if ((alive)); then
-    kill -KILL "${pids[@]}" 2>/dev/null || true
-    for ((i = 0; i < 20; i++)); do
-      alive=0
-      for pid in "${pids[@]}"; do pid_alive "$pid" && alive=1 && break; done
-      ((alive)) || break
-      sleep 0.1
-    done
-  fi
+  stop_pids "$SIGNAL_GRACE_TENTHS" "${pids[@]}"
   STOPPED=$((STOPPED + ${#pids[@]}))
 }
 
@@ -191,11 +152,11 @@ cmd_down() {
     # The private mounts live only in the nodes' mount namespaces, which died with their processes.
     # Never remove the directory while anything is mounted beneath it in ours (a bind of /run).
     if awk -v d="$STATE/" 'index($5 "/", d) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo; then
-      fail "something is mounted under $STATE; not removing it (see /proc/self/mountinfo)"
+      die "something is mounted under $STATE; not removing it (see /proc/self/mountinfo)"
     fi
     rm -rf --one-file-system -- "$STATE"
   fi
-  [[ -z "$(existing_namespaces)" ]] || fail "namespaces left: $(existing_namespaces | tr '\n' ' ')"
+  [[ -z "$(existing_namespaces)" ]] || die "namespaces left: $(existing_namespaces | tr '\n' ' ')"
   echo "mdnslab: down $ID (stopped $STOPPED processes, deleted $removed namespaces)"
 }
 
@@ -326,13 +287,13 @@ wait_all() { # STAGE CHECK LOGNAME
     ((${#pending[@]})) && sleep 0.1
   done
   for k in "${failed[@]+"${failed[@]}"}"; do
-    echo "mdnslab: node$k: $stage exited; $(node_dir "$k")/$log:" >&2
+    say "node$k: $stage exited; $(node_dir "$k")/$log:"
     tail -n 20 "$(node_dir "$k")/$log" >&2 2>/dev/null || true
   done
   local why="not ready after $((STARTUP_TIMEOUT_TENTHS / 10)) s"
   ((${#failed[@]})) && why="not ready yet when another node failed"
   for k in "${pending[@]+"${pending[@]}"}"; do
-    echo "mdnslab: node$k: $stage $why; $(node_dir "$k")/$log:" >&2
+    say "node$k: $stage $why; $(node_dir "$k")/$log:"
     tail -n 20 "$(node_dir "$k")/$log" >&2 2>/dev/null || true
   done
   ((${#failed[@]} == 0 && ${#pending[@]} == 0))
@@ -362,18 +323,18 @@ avahi_ready() {
   bus_query "$1" || return 1
 }
 
+# Run from the cleanup stack when `up` exits: a failed `up` removes what it built (unless
+# --keep-on-failure) and reports status 2, whatever the failure was.
+# shellcheck disable=SC2317  # run from the cleanup stack (at_exit), where shellcheck sees no call
 up_failed() {
-  local status=$?
-  trap - EXIT INT TERM HUP
-  if ((status != 0)); then
-    if ((KEEP_ON_FAILURE)); then
-      echo "mdnslab: up failed; --keep-on-failure: left as is, logs in $STATE; run down --id $ID" >&2
-    else
-      echo "mdnslab: up failed; removing what was built" >&2
-      cmd_down >/dev/null 2>&1 || cmd_down >&2 || true
-    fi
-    exit 2
+  ((EXIT_STATUS != 0)) || return 0
+  if ((KEEP_ON_FAILURE)); then
+    say "up failed; --keep-on-failure: left as is, logs in $STATE; run down --id $ID"
+  else
+    say "up failed; removing what was built"
+    cmd_down >/dev/null 2>&1 || cmd_down >&2 || true
   fi
+  EXIT_STATUS=2
 }
 
 cmd_up() {
@@ -384,14 +345,14 @@ cmd_up() {
   require_tool dbus-daemon dbus-daemon
   require_tool dbus-send dbus-bin
   require_tool avahi-daemon avahi-daemon
-  [[ $EUID -eq 0 ]] || fail "up needs root (network namespaces, mounts)"
+  [[ $EUID -eq 0 ]] || die "up needs root (network namespaces, mounts)"
   id avahi >/dev/null 2>&1 || drop_root=(--no-drop-root)
 
   [[ -z "$(existing_namespaces)" && ! -e "$STATE" ]] ||
-    fail "lab $ID exists (namespaces or $STATE); run: $SCRIPT_PATH down --id $ID"
+    die "lab $ID exists (namespaces or $STATE); run: $SCRIPT_PATH down --id $ID"
   mkdir -m 0755 "$STATE" # fails if it exists (never reuse a directory someone else made in /tmp)
-  trap up_failed EXIT
-  trap 'exit 2' INT TERM HUP
+  at_exit up_failed
+  exit_on_signals INT TERM HUP
   echo "$HOSTS" >"$STATE/hosts"
   : >"$STATE/pids"
 
@@ -420,7 +381,7 @@ cmd_up() {
     write_avahi_config "$k"
     setsid ip netns exec "$ns" unshare --mount --propagation private -- sh -c "$NODE_SETUP" sh "$d" \
       </dev/null >"$d/holder.log" 2>&1 &
-    LAUNCHED[$k]=$!
+    LAUNCHED[k]=$!
   done
   wait_all "namespace holder" holder_ready holder.log
 
@@ -429,7 +390,7 @@ cmd_up() {
     # Not a pgrp leader, so setsid and nsenter exec without forking: $! is the daemon itself.
     setsid nsenter --target "${HOLDER[$k]}" --mount --net -- \
       dbus-daemon --config-file="$d/dbus.conf" --nofork --nopidfile </dev/null >"$d/dbus.log" 2>&1 &
-    LAUNCHED[$k]=$!
+    LAUNCHED[k]=$!
     record_pid "$STATE/pids" $!
   done
   wait_all "D-Bus system bus" dbus_ready dbus.log
@@ -439,7 +400,7 @@ cmd_up() {
     setsid nsenter --target "${HOLDER[$k]}" --mount --net -- \
       avahi-daemon -f "$d/avahi-daemon.conf" --no-rlimits --no-chroot "${drop_root[@]+"${drop_root[@]}"}" \
       </dev/null >"$d/avahi.log" 2>&1 &
-    LAUNCHED[$k]=$!
+    LAUNCHED[k]=$!
     record_pid "$STATE/pids" $!
   done
   wait_all "avahi-daemon (org.freedesktop.Avahi, state RUNNING)" avahi_ready avahi.log
@@ -449,7 +410,7 @@ cmd_up() {
     printf 'node%s %s %s.local %s %s\n' "$k" "$(node_addr "$k")" "$(node_hostname "$k")" "$(ns_node "$k")" \
       "${HOLDER[$k]}" >>"$STATE/nodes"
   done
-  trap - EXIT INT TERM HUP
+  forget_exit_cleanups
   echo "mdnslab: up $ID: node0 (controller) and $HOSTS hosts on $SUBNET_PREFIX.0/24"
   cat "$STATE/nodes"
 }
@@ -460,21 +421,22 @@ cmd_up() {
 cmd_exec() { # NODE COMMAND...
   local node=$1 k pid addr host ns
   shift
-  [[ "$node" =~ ^(node)?([0-9]+)$ ]] || fail "bad node '$node' (nodeK or K)"
+  [[ "$node" =~ ^(node)?([0-9]+)$ ]] || die "bad node '$node' (nodeK or K)"
   k=$((10#${BASH_REMATCH[2]}))
-  [[ -s "$STATE/nodes" ]] || fail "lab $ID is not up"
-  read -r _ addr host ns pid < <(grep "^node$k " "$STATE/nodes") || fail "lab $ID has no node$k"
+  [[ -s "$STATE/nodes" ]] || die "lab $ID is not up"
+  read -r _ addr host ns pid < <(grep "^node$k " "$STATE/nodes") || die "lab $ID has no node$k"
   [[ -e "/run/netns/$ns" && "$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null)" == "$(stat -L -c %i "/run/netns/$ns")" ]] ||
-    fail "node$k of lab $ID is not running (holder $pid gone)"
+    die "node$k of lab $ID is not running (holder $pid gone)"
   export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$BUS_PATH"
   export ZRC_MDNSLAB_NODE="node$k" ZRC_MDNSLAB_ADDR="$addr" ZRC_MDNSLAB_HOSTNAME="$host"
   # Entering a mount namespace moves the working directory to its root: go back to ours.
+  # shellcheck disable=SC2016  # $1 and $@ are the inner sh's own, expanded there
   exec nsenter --target "$pid" --mount --net -- \
     sh -c 'cd -- "$1" 2>/dev/null || cd /; shift; exec "$@"' sh "$PWD" "$@"
 }
 
 cmd_info() {
-  [[ -s "$STATE/nodes" ]] || fail "lab $ID is not up"
+  [[ -s "$STATE/nodes" ]] || die "lab $ID is not up"
   cat "$STATE/nodes"
 }
 
@@ -492,37 +454,38 @@ main() {
   local id=""
   while (($#)); do
     case $1 in
-      --id) [[ $# -ge 2 ]] || fail "--id needs a value"; id=$2; shift 2 ;;
+      --id) [[ $# -ge 2 ]] || die "--id needs a value"; id=$2; shift 2 ;;
       --id=*) id=${1#--id=}; shift ;;
-      --hosts) [[ $# -ge 2 ]] || fail "--hosts needs a value"; HOSTS=$2; shift 2 ;;
+      --hosts) [[ $# -ge 2 ]] || die "--hosts needs a value"; HOSTS=$2; shift 2 ;;
       --hosts=*) HOSTS=${1#--hosts=}; shift ;;
       --ipv6) USE_IPV6=1; shift ;;
       --keep-on-failure) KEEP_ON_FAILURE=1; shift ;;
       --) shift; break ;;
-      -*) fail "unknown option '$1'" ;;
+      -*) die "unknown option '$1'" ;;
       *) break ;;
     esac
   done
-  [[ -n "$id" ]] || fail "--id is required"
+  [[ -n "$id" ]] || die "--id is required"
   set_id "$id"
   declare -ga HOLDER=() LAUNCHED=()
 
   case $cmd in
     up)
-      (($# == 0)) || fail "up takes no arguments"
-      [[ "$HOSTS" =~ ^[0-9]+$ ]] && ((10#$HOSTS >= 1 && 10#$HOSTS <= MAX_HOSTS)) ||
-        fail "--hosts must be 1..$MAX_HOSTS"
+      (($# == 0)) || die "up takes no arguments"
+      if [[ ! "$HOSTS" =~ ^[0-9]+$ ]] || ((10#$HOSTS < 1 || 10#$HOSTS > MAX_HOSTS)); then
+        die "--hosts must be 1..$MAX_HOSTS"
+      fi
       HOSTS=$((10#$HOSTS))
       cmd_up
       ;;
-    down) (($# == 0)) || fail "down takes no arguments"; cmd_down ;;
-    info) (($# == 0)) || fail "info takes no arguments"; cmd_info ;;
+    down) (($# == 0)) || die "down takes no arguments"; cmd_down ;;
+    info) (($# == 0)) || die "info takes no arguments"; cmd_info ;;
     exec)
-      (($# >= 1)) || fail "exec needs NODE and COMMAND"
+      (($# >= 1)) || die "exec needs NODE and COMMAND"
       local node=$1
       shift
       [[ "${1:-}" == -- ]] && shift
-      (($# >= 1)) || fail "exec needs a COMMAND"
+      (($# >= 1)) || die "exec needs a COMMAND"
       cmd_exec "$node" "$@"
       ;;
   esac

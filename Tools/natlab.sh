@@ -22,14 +22,12 @@
 #        Tools/natlab.sh stop-broker|start-broker|restart-broker --id ID
 # Example: eval "$(Tools/natlab.sh up --id t1 --nat symmetric)"; ip netns exec "$ZRC_NAT_HOST_NS" ...
 set -euo pipefail
-
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # A caller such as Foundation's Process may start us with signals blocked; the daemons would
-# inherit that mask and ignore SIGTERM. Re-exec once through perl with an empty mask.
-if [[ -z "${ZRC_NATLAB_SIGNALS_RESET:-}" ]] && grep -q '^SigBlk:.*[1-9a-f]' /proc/$$/status && command -v perl >/dev/null; then
-  export ZRC_NATLAB_SIGNALS_RESET=1
-  exec perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new); $SIG{PIPE}="DEFAULT"; exec {$ARGV[0]} @ARGV or die "exec: $!\n"' -- "$BASH" "${BASH_SOURCE[0]}" "$@"
-fi
-unset ZRC_NATLAB_SIGNALS_RESET
+# inherit that mask and ignore SIGTERM. Re-exec with none blocked first.
+reset_signal_mask "$@"
+DIE_PREFIX=""
 
 readonly WAN_ADDR=100.64.0.1 WAN_ALT_ADDR=100.64.0.2 HNAT_OUT=100.64.0.11 CNAT_OUT=100.64.0.12
 readonly HNAT_IN=10.1.0.1 HOST_ADDR=10.1.0.2 CNAT_IN=10.2.0.1 CTL_ADDR=10.2.0.2
@@ -37,7 +35,6 @@ readonly HOST_LAN_ADDR=10.9.0.1 CTL_LAN_ADDR=10.9.0.2
 readonly TURN_PORT=3478 TURN_ALT_PORT=3479 TURN_REST_PORT=3480 BROKER_PORT=1883
 readonly TURN_USER=zrc TURN_PASSWORD=zrcpass TURN_REALM=zrc.test TURN_SECRET=zrcsecret
 
-die() { echo "natlab: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^# Example:/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [[ -n "$cmd" ]] || usage; shift
@@ -64,18 +61,8 @@ readonly STATE=/tmp/zrcnat-$ID
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 ns_exists() { [[ -e /run/netns/$1 ]]; }
 
-# Sends TERM to the given pids, waits up to 3 s for all of them, then KILLs what is left.
-stop_pids() {
-  local pid i alive
-  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for ((i = 0; i < 30; i++)); do
-    alive=""
-    for pid in "$@"; do if kill -0 "$pid" 2>/dev/null; then alive+=" $pid"; fi; done
-    [[ -z "$alive" ]] && return 0
-    sleep 0.1
-  done
-  for pid in $alive; do kill -KILL "$pid" 2>/dev/null || true; done
-}
+# Daemons and leftovers get 3 s between SIGTERM and SIGKILL (stop_pids).
+readonly STOP_GRACE_TENTHS=30
 
 # The pid in STATE/NAME.pid if that process lives in our WAN namespace (so not a reused pid; just
 # after start_daemon it may not be there yet).
@@ -168,7 +155,7 @@ start_broker() {
   start_daemon mosquitto mosquitto -c "$STATE/mosquitto.conf"
   wait_listening mosquitto "tcp $WAN_ADDR:$BROKER_PORT"
 }
-stop_broker() { local pid; if pid=$(daemon_pid mosquitto); then stop_pids "$pid"; fi; rm -f "$STATE/mosquitto.pid"; }
+stop_broker() { local pid; if pid=$(daemon_pid mosquitto); then stop_pids "$STOP_GRACE_TENTHS" "$pid"; fi; rm -f "$STATE/mosquitto.pid"; }
 
 write_broker_conf() {
   # user root: mosquitto would otherwise drop to user "mosquitto", who cannot write the state dir.
@@ -261,6 +248,14 @@ print_env() {
   echo "ZRC_NAT_LAN=$lan"
 }
 
+# Removes a lab whose `up` failed (run from the cleanup stack at exit).
+# shellcheck disable=SC2317  # run from the cleanup stack (at_exit), where shellcheck sees no call
+up_failed() {
+  ((EXIT_STATUS != 0)) || return 0
+  cmd_down >/dev/null 2>&1 || true
+  say "up failed; removed lab $ID" || true
+}
+
 cmd_up() {
   local ns
   for ns in "${ALL_NS[@]}"; do
@@ -275,7 +270,7 @@ cmd_up() {
   # ignored so that a write fails instead of killing us unseen) removes whatever was built.
   trap '' PIPE
   trap 'exit 1' INT TERM HUP
-  trap 'rc=$?; if ((rc)); then cmd_down >/dev/null 2>&1 || true; echo "natlab: up failed; removed lab $ID" >&2 || true; fi' EXIT
+  at_exit up_failed
   for ns in "${ALL_NS[@]}"; do
     ip netns add "$ns"
     # IPv4 only (new interfaces inherit "default"); lo keeps ::1 so "localhost" still works.
@@ -340,12 +335,12 @@ EOF
 # (daemons, leftovers of tests) are stopped too, except this script and its ancestors.
 cmd_down() {
   local ns pid f pids=() keep=" " p=$$
-  for ((f = 0; f < 64 && p > 1; f++)); do keep+="$p "; p=$(awk '/^PPid:/{print $2}' /proc/$p/status 2>/dev/null || echo 1); done
+  for ((f = 0; f < 64 && p > 1; f++)); do keep+="$p "; p=$(awk '/^PPid:/{print $2}' "/proc/$p/status" 2>/dev/null || echo 1); done
   for ns in "${ALL_NS[@]}"; do
     ns_exists "$ns" || continue
     for pid in $(ip netns pids "$ns" 2>/dev/null); do [[ "$keep" == *" $pid "* ]] || pids+=("$pid"); done
   done
-  ((${#pids[@]} == 0)) || stop_pids "${pids[@]}"
+  ((${#pids[@]} == 0)) || stop_pids "$STOP_GRACE_TENTHS" "${pids[@]}"
   for ns in "${ALL_NS[@]}"; do if ns_exists "$ns"; then ip netns del "$ns" 2>/dev/null || true; fi; done
   rm -rf "$STATE"
   for ns in "${ALL_NS[@]}"; do if ns_exists "$ns"; then die "namespace $ns still exists"; fi; done
@@ -365,7 +360,7 @@ reflexive() { grep -oE 'UDP reflexive addr: *[0-9.]+:[0-9]+' | grep -oE '[0-9.]+
 # every packet came back.
 relay_ok() { # ns, uclient options...
   local ns=$1; shift
-  nsx "$ns" timeout 20 turnutils_uclient -y -n 5 -m 1 "$@" $WAN_ADDR 2>&1 | grep -q 'Total lost packets 0 '
+  nsx "$ns" timeout 20 turnutils_uclient -y -n 5 -m 1 "$@" "$WAN_ADDR" 2>&1 | grep -q 'Total lost packets 0 '
 }
 
 # UDP from local port P to peer:P every 0.1 s for 3 s; succeeds once a datagram from the peer came.
@@ -397,11 +392,13 @@ check_side() { # name, ns, its NAT's outside address, nat mode
   out=$(timeout 20 ip netns exec "$ns" turnutils_natdiscovery -m -p $TURN_PORT $WAN_ADDR 2>&1 || true)
   m2=$(reflexive <<<"$out" | tr '\n' ' ')
   m1=$(grep -oE 'NAT with [A-Za-z ]*Mapping' <<<"$out" | tail -1 || true)
-  echo "     $name: one local port; mapped as seen by $WAN_ADDR:$TURN_PORT, $WAN_ALT_ADDR:$TURN_PORT[, $WAN_ALT_ADDR:$TURN_ALT_PORT]: $m2"
+  echo "     $name: one local port; mapped as seen by $WAN_ADDR:$TURN_PORT, $WAN_ALT_ADDR:${TURN_PORT}[, $WAN_ALT_ADDR:$TURN_ALT_PORT]: $m2"
   if [[ $mode == cone && "$m1" == *"Endpoint Independent"* ]] || [[ $mode == symmetric && "$m1" == *"Dependent Mapping" ]]; then
     pass "$name mapping behaviour: $m1"
   else
-    fail "$name mapping behaviour: '${m1:-unknown}' (want $([[ $mode == cone ]] && echo 'Endpoint Independent' || echo 'Address [and Port] Dependent') Mapping)"
+    local want='Address [and Port] Dependent'
+    if [[ $mode == cone ]]; then want='Endpoint Independent'; fi
+    fail "$name mapping behaviour: '${m1:-unknown}' (want $want Mapping)"
   fi
   expect "$name reaches the WAN address (ping $WAN_ADDR)" nsx "$ns" ping -c1 -W2 $WAN_ADDR
   expect "$name reaches coturn tcp $WAN_ADDR:$TURN_PORT" nsx "$ns" timeout 3 bash -c "exec 3<>/dev/tcp/$WAN_ADDR/$TURN_PORT"
@@ -429,14 +426,20 @@ check_between() { # nat mode
   punch "$HOST" $port $CNAT_OUT & local hp=$!
   punch "$CTL" $port $HNAT_OUT & local cp=$!
   local punched=yes; wait $hp || punched=no; wait $cp || punched=no
-  if [[ $mode == cone ]]; then
-    [[ $punched == yes ]] && pass "UDP hole punch host:$port <-> ctl:$port via the NATs works" || fail "UDP hole punch host:$port <-> ctl:$port via the NATs failed"
+  if [[ $mode == cone && $punched == yes ]]; then
+    pass "UDP hole punch host:$port <-> ctl:$port via the NATs works"
+  elif [[ $mode == cone ]]; then
+    fail "UDP hole punch host:$port <-> ctl:$port via the NATs failed"
+  elif [[ $punched == no ]]; then
+    pass "UDP hole punch to predicted ports fails (symmetric)"
   else
-    [[ $punched == no ]] && pass "UDP hole punch to predicted ports fails (symmetric)" || fail "UDP hole punch to predicted ports worked through symmetric NATs"
+    fail "UDP hole punch to predicted ports worked through symmetric NATs"
   fi
   # MQTT through both NATs: host publishes a retained message, ctl reads it, host clears it.
-  out=$(nsx "$HOST" timeout 5 mosquitto_pub -h $WAN_ADDR -p $BROKER_PORT -q 1 -r -t "$topic" -m "hello-$$" 2>&1 &&
-        nsx "$CTL" timeout 5 mosquitto_sub -h $WAN_ADDR -p $BROKER_PORT -t "$topic" -C 1 -W 4 2>&1 || true)
+  # (A failed publish or read leaves its messages in out, which the comparison below shows.)
+  if out=$(nsx "$HOST" timeout 5 mosquitto_pub -h $WAN_ADDR -p $BROKER_PORT -q 1 -r -t "$topic" -m "hello-$$" 2>&1); then
+    out=$(nsx "$CTL" timeout 5 mosquitto_sub -h $WAN_ADDR -p $BROKER_PORT -t "$topic" -C 1 -W 4 2>&1) || true
+  fi
   nsx "$HOST" timeout 5 mosquitto_pub -h $WAN_ADDR -p $BROKER_PORT -q 1 -r -n -t "$topic" >/dev/null 2>&1 || true
   if [[ "$out" == "hello-$$" ]]; then pass "MQTT host -> broker -> ctl"; else fail "MQTT host -> broker -> ctl: '$out'"; fi
 }

@@ -3,6 +3,8 @@
 #
 #   Tools/package-check.sh DIR       (DIR holds zrc-host_*.deb and zrc-ctl_*.deb, from Tools/package.sh)
 #
+# First lintian, Debian's package checker: no error and no warning (informational tags may stay;
+# the packages' own overrides, in /usr/share/lintian/overrides, say why they apply).
 # The fresh Debian is a minimal root made with debootstrap from this machine's own Debian mirror
 # (its base is cached in /var/cache/zrc-package-check for a week); apt resolves the packages'
 # Depends from the same mirror. Inside it: both programs run (--version, --help, and a real
@@ -12,18 +14,38 @@
 # Needs root (debootstrap, chroot). Prints one `ok: …` line per check; exits non-zero at the
 # first failure, with the reason. Removes everything it created.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+DIE_PREFIX="FAILED: "
 dir="${1:?usage: Tools/package-check.sh DIR-WITH-DEBS}"
-say() { printf 'package-check: %s\n' "$*" >&2; }
-die() { say "FAILED: $*"; exit 1; }
 ok() { printf 'ok: %s\n' "$*"; }
+
+# The newest of the files given (the glob of a package name may match older builds too).
+newest() {
+  local file found=""
+  for file in "$@"; do
+    if [[ -f "$file" && ( -z "$found" || "$file" -nt "$found" ) ]]; then found=$file; fi
+  done
+  printf '%s' "$found"
+}
 
 [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap and chroot)"
 command -v debootstrap >/dev/null || die "debootstrap is not installed (Tools/install-deps.sh --with-packaging)"
-host_deb=$(ls -t "$dir"/zrc-host_*.deb 2>/dev/null | head -1)
-ctl_deb=$(ls -t "$dir"/zrc-ctl_*.deb 2>/dev/null | head -1)
+command -v lintian >/dev/null || die "lintian is not installed (Tools/install-deps.sh --with-packaging)"
+host_deb=$(newest "$dir"/zrc-host_*.deb)
+ctl_deb=$(newest "$dir"/zrc-ctl_*.deb)
 [[ -n "$host_deb" && -n "$ctl_deb" ]] || die "no zrc-host_*.deb and zrc-ctl_*.deb in $dir (run Tools/package.sh)"
 
+# Errors and warnings fail; lintian's own complaint about running as root (this check needs root
+# for what follows) is no finding about the packages.
+if ! findings=$(lintian --fail-on error,warning "$host_deb" "$ctl_deb" 2>&1); then
+  die "lintian reports errors or warnings:
+$(grep -v '^running with root privileges is not recommended!$' <<<"$findings")"
+fi
+ok "lintian: no errors or warnings in $(basename "$host_deb") and $(basename "$ctl_deb")"
+
 # This machine's Debian release and mirror (deb822 `URIs:` or one-line `deb` sources).
+# shellcheck source=/dev/null  # the running system's file, not one of the repository
 . /etc/os-release
 suite="${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}"
 mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p; s/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' \
@@ -32,13 +54,7 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p; s/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*
 [[ -n "$mirror" ]] || die "no Debian mirror found in /etc/apt/sources.list*"
 
 root=$(mktemp -d /tmp/zrc-package-root.XXXXXX)
-mounted=()
-cleanup() {
-  local m
-  for m in "${mounted[@]}"; do umount -l "$m" 2>/dev/null || true; done
-  rm -rf --one-file-system "$root"
-}
-trap cleanup EXIT
+at_exit rm -rf --one-file-system "$root"
 
 cache=/var/cache/zrc-package-check
 base="$cache/$suite-minbase.tar"
@@ -55,9 +71,10 @@ fi
 ok "a fresh $suite root from debootstrap"
 
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount -t proc proc "$root/proc"
+at_exit umount -l "$root/proc"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
-[[ ! -e "$root/usr/lib/swift" ]] && ! in_root sh -c 'command -v swift' >/dev/null || die "the fresh root has a Swift toolchain"
+if [[ -e "$root/usr/lib/swift" ]] || in_root sh -c 'command -v swift' >/dev/null; then die "the fresh root has a Swift toolchain"; fi
 ok "no Swift toolchain in the root"
 
 cp "$host_deb" "$ctl_deb" "$root/tmp/"
@@ -82,8 +99,10 @@ for program in zrc-host zrc-ctl; do
   fingerprint=$(in_root "$program" identity --key-store file 2>&1) || die "$program identity failed: $fingerprint"
   grep -qE '[a-z0-9]{4}(-[a-z0-9]{4}){3}' <<<"$fingerprint" || die "$program identity printed no fingerprint: $fingerprint"
   ok "$program identity --key-store file made a key"
-  [[ -s "$root/usr/share/man/man1/$program.1.gz" ]] && zcat "$root/usr/share/man/man1/$program.1.gz" | grep -q "^\.Sh SYNOPSIS" \
-    || die "$program: no man page"
+  # grep -c reads to the end: with -q, zcat could die of SIGPIPE and fail the pipeline.
+  if [[ ! -s "$root/usr/share/man/man1/$program.1.gz" ]] || ! zcat "$root/usr/share/man/man1/$program.1.gz" | grep -c "^\.Sh SYNOPSIS" >/dev/null; then
+    die "$program: no man page"
+  fi
   ok "$program: man page"
   [[ -s "$root/usr/share/bash-completion/completions/$program" && -s "$root/usr/share/zsh/vendor-completions/_$program" \
     && -s "$root/usr/share/fish/vendor_completions.d/$program.fish" ]] || die "$program: completions missing"
@@ -93,7 +112,7 @@ done
 for unit in zrc-host.service zrc-host-virtual.service; do
   file="$root/usr/lib/systemd/user/$unit"
   [[ -s "$file" ]] || die "no $unit"
-  grep -q '^ExecStart=/usr/bin/zrc-host serve' "$file" && grep -q '^Restart=on-failure' "$file" || die "$unit: no ExecStart or Restart"
+  if ! grep -q '^ExecStart=/usr/bin/zrc-host serve' "$file" || ! grep -q '^Restart=on-failure' "$file"; then die "$unit: no ExecStart or Restart"; fi
   ok "$unit installed"
 done
 grep -q '^After=graphical-session.target' "$root/usr/lib/systemd/user/zrc-host.service" || die "zrc-host.service does not wait for the graphical session"

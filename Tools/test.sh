@@ -4,25 +4,24 @@
 #   real D-Bus session, an unlocked gnome-keyring and an Xvfb display (Tools/with-test-services.sh).
 # Exits non-zero on any failure, including a service that cannot be started.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+DIE_PREFIX=""
+cd "$REPO_ROOT"
 
 "$(pwd)/Tools/install-deps.sh" --with-test
 ZRC_PLAYWRIGHT_PYTHON="$("$(pwd)/Tools/install-playwright.sh")"
 export ZRC_PLAYWRIGHT_PYTHON
 
-if ! command -v swift >/dev/null 2>&1; then
-  if [[ -x /opt/swift/usr/bin/swift ]]; then export PATH=/opt/swift/usr/bin:$PATH; else
-    echo "test: no Swift toolchain found (looked on PATH and in /opt/swift); install Swift 6.1 or newer" >&2; exit 1
-  fi
-fi
+use_swift_toolchain swift
 
 echo "== build ==" >&2
-swift build --build-tests 2>&1 | grep -v "prohibited flag(s): -pthread" || { echo "test: build failed" >&2; exit 1; }
+swift build --build-tests 2>&1 | grep -v "prohibited flag(s): -pthread" || die "build failed"
 # The Debian packages (a release build with the Swift runtime linked in), which the package tests
 # install into a fresh Debian; it also leaves Tools/zrc.sh's release programs current.
 echo "== packages ==" >&2
-Tools/package.sh --out "$(pwd)/.build/packages" >/dev/null || { echo "test: packaging failed" >&2; exit 1; }
-export ZRC_PACKAGES_DIR="$(pwd)/.build/packages"
+Tools/package.sh --out "$(pwd)/.build/packages" >/dev/null || die "packaging failed"
+export ZRC_PACKAGES_DIR="$REPO_ROOT/.build/packages"
 # Installing them into a fresh Debian (debootstrap, apt) is heavy on the disk: it runs here, alone,
 # rather than beside the suite's timing-sensitive tests; PackageTests checks what it recorded.
 echo "== package check ==" >&2
@@ -32,7 +31,7 @@ echo $? >"$ZRC_PACKAGES_DIR/check.status"
 set -e
 ZRC_BIN_DIR="$(swift build --show-bin-path)"
 export ZRC_BIN_DIR
-export ZRC_REPOSITORY="$(pwd)"
+export ZRC_REPOSITORY="$REPO_ROOT"
 
 echo "== tests ==" >&2
 # Swift Testing runs tests in parallel; the end-to-end suites start real processes, each in its own

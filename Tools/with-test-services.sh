@@ -27,69 +27,36 @@
 #
 # Example: Tools/with-test-services.sh flock /tmp/zrc-swift-build.lock swift test --skip-build --filter ZRCKeyStoreTests
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# A caller may start this script with signals blocked, which the keyring daemon and the tests
+# would inherit (Tools/lib/common.sh says more): re-exec with none blocked first.
+reset_signal_mask "$@"
+# A service that cannot be started: its reason, and status 2.
+DIE_PREFIX=""
+DIE_STATUS=2
 
-# Signal state inherited from the caller: some launchers (Foundation's Process on Linux, called from
-# a thread that blocks signals) start this script with SIGTERM and most other signals blocked, and
-# every process started here would inherit that mask — a keyring daemon or a test that cannot be
-# stopped with SIGTERM. Bash cannot change its mask, so re-exec once through perl (perl-base is
-# Essential in Debian) with an empty mask and SIGPIPE back at its default action.
-if [[ -n "${ZRC_TS_SIGNALS_RESET:-}" ]]; then
-  unset ZRC_TS_SIGNALS_RESET
-else
-  blocked=0
-  while read -r field value; do
-    [[ "$field" == SigBlk: ]] && blocked=$value
-  done </proc/$$/status
-  if [[ "$blocked" == *[1-9a-f]* ]] && command -v perl >/dev/null 2>&1; then
-    export ZRC_TS_SIGNALS_RESET=1
-    exec perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die "sigprocmask: $!\n";
-      $SIG{PIPE} = "DEFAULT"; exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' -- "$BASH" "${BASH_SOURCE[0]}" "$@"
-  elif [[ "$blocked" == *[1-9a-f]* ]]; then
-    echo "with-test-services: started with blocked signals (SigBlk $blocked) and no perl to clear them; processes may need SIGKILL to stop" >&2
-  fi
-  unset blocked field value
-fi
-
-readonly SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+readonly SCRIPT_PATH
 readonly TEST_KEYRING_PASSWORD=pw
-readonly STARTUP_TIMEOUT_TENTHS=100 # 10 s for any one service to come up
+readonly STARTUP_TIMEOUT_TENTHS=100 # 10 s for the keyring to come up (Xvfb: XVFB_STARTUP_SECONDS)
 readonly SIGNAL_GRACE_TENTHS=50     # 5 s between SIGTERM and SIGKILL when stopping the command
-
-fail() {
-  echo "with-test-services: $*" >&2
-  exit 2
-}
 
 usage() {
   sed -n '/^# Usage:/,/^# Example:/p' "$SCRIPT_PATH" | sed 's/^# \{0,1\}//'
-}
-
-require_tool() {
-  command -v "$1" >/dev/null 2>&1 || fail "'$1' not found; it is part of the Debian package '$2' (Tools/install-deps.sh installs it)"
-}
-
-# Sends TERM to one process, waits up to SIGNAL_GRACE_TENTHS, then KILLs it. Quiet if it is gone.
-stop_pid() {
-  local pid=$1 i
-  [[ -n "$pid" ]] || return 0
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < SIGNAL_GRACE_TENTHS; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
 }
 
 # Every process this script starts records its pid in $ZRC_TS_DIR/pids/NAME, to check that it is
 # alive and to stop it in order on the normal path.
 record_pid() { echo "$2" >"$ZRC_TS_DIR/pids/$1"; }
 
+# shellcheck disable=SC2317  # run from the cleanup stack (at_exit), where shellcheck sees no call
 stop_recorded() {
   local name pid
   for name in "$@"; do
     [[ -f "$ZRC_TS_DIR/pids/$name" ]] || continue
     pid=$(<"$ZRC_TS_DIR/pids/$name")
-    stop_pid "$pid"
+    [[ -z "$pid" ]] || stop_pids "$SIGNAL_GRACE_TENTHS" "$pid"
     rm -f "$ZRC_TS_DIR/pids/$name"
   done
 }
@@ -98,6 +65,7 @@ stop_recorded() {
 # run. Sweeping by it also finds what the command left behind: background children, orphans,
 # daemons that forked away. Builtins only, so the sweep never lists its own helper processes.
 MARKED=()
+# shellcheck disable=SC2317  # reached from the cleanup stack only (remove_environment)
 find_marked_pids() {
   MARKED=()
   local environ pid entry entries
@@ -115,6 +83,7 @@ find_marked_pids() {
   done
 }
 
+# shellcheck disable=SC2317  # reached from the cleanup stack only (remove_environment)
 sweep_environment() {
   local i
   find_marked_pids
@@ -125,7 +94,7 @@ sweep_environment() {
     find_marked_pids
     ((${#MARKED[@]} > 0)) || return 0
   done
-  echo "with-test-services: killing processes that ignored SIGTERM: ${MARKED[*]}" >&2
+  say "killing processes that ignored SIGTERM: ${MARKED[*]}"
   kill -KILL "${MARKED[@]}" 2>/dev/null || true
 }
 
@@ -152,12 +121,13 @@ collection_locked() {
 # ---------------------------------------------------------------------------------------------
 inner_stage() {
   : >"$ZRC_TS_DIR/inner-started"
-  [[ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ]] || fail "dbus-run-session started no session bus (DBUS_SESSION_BUS_ADDRESS is empty)"
+  [[ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ]] || die "dbus-run-session started no session bus (DBUS_SESSION_BUS_ADDRESS is empty)"
   local mode=$ZRC_TEST_KEYRING keyring_log=$ZRC_TS_DIR/gnome-keyring.log i
 
-  trap 'stop_recorded command keyring' EXIT
-  trap 'stop_recorded command; exit 143' TERM
-  trap 'stop_recorded command; exit 129' HUP
+  # The command first, then the keyring it may still be using. No INT trap: Ctrl-C reaches the
+  # command itself, which may want to report before it ends.
+  at_exit stop_recorded command keyring
+  exit_on_signals TERM HUP
 
   if [[ "$mode" != none ]]; then
     if [[ "$mode" == absent ]]; then
@@ -172,35 +142,38 @@ inner_stage() {
     for ((i = 0; i < STARTUP_TIMEOUT_TENTHS; i++)); do
       bus_name_has_owner org.freedesktop.secrets && break
       kill -0 "$(<"$ZRC_TS_DIR/pids/keyring")" 2>/dev/null ||
-        fail "gnome-keyring-daemon exited before it claimed org.freedesktop.secrets on the test bus; its log: $(tr '\n' ' ' <"$keyring_log")"
+        die "gnome-keyring-daemon exited before it claimed org.freedesktop.secrets on the test bus; its log: $(tr '\n' ' ' <"$keyring_log")"
       sleep 0.1
     done
     bus_name_has_owner org.freedesktop.secrets ||
-      fail "gnome-keyring-daemon did not claim org.freedesktop.secrets within $((STARTUP_TIMEOUT_TENTHS / 10)) s; its log: $(tr '\n' ' ' <"$keyring_log")"
+      die "gnome-keyring-daemon did not claim org.freedesktop.secrets within $((STARTUP_TIMEOUT_TENTHS / 10)) s; its log: $(tr '\n' ' ' <"$keyring_log")"
 
     local default
-    default=$(default_collection) || fail "the Secret Service does not answer ReadAlias(\"default\"); gnome-keyring log: $(tr '\n' ' ' <"$keyring_log")"
+    default=$(default_collection) || die "the Secret Service does not answer ReadAlias(\"default\"); gnome-keyring log: $(tr '\n' ' ' <"$keyring_log")"
     case "$mode" in
     absent)
-      [[ "$default" == / ]] || fail "expected no default collection in a fresh HOME, found $default"
+      [[ "$default" == / ]] || die "expected no default collection in a fresh HOME, found $default"
       ;;
     unlocked | locked)
       [[ "$default" == /org/freedesktop/secrets/collection/login ]] ||
-        fail "the login keyring was not created as the default collection (ReadAlias(\"default\") = $default)"
-      [[ "$(collection_locked "$default")" == false ]] || fail "gnome-keyring-daemon --unlock left the login keyring locked"
+        die "the login keyring was not created as the default collection (ReadAlias(\"default\") = $default)"
+      [[ "$(collection_locked "$default")" == false ]] || die "gnome-keyring-daemon --unlock left the login keyring locked"
       if [[ "$mode" == locked ]]; then
         # secret-tool lock crashes in libsecret 0.20.5 (after locking), so lock through D-Bus.
         secrets_call /org/freedesktop/secrets org.freedesktop.Secret.Service.Lock "array:objpath:$default" >/dev/null ||
-          fail "could not lock the login keyring through org.freedesktop.Secret.Service.Lock"
-        [[ "$(collection_locked "$default")" == true ]] || fail "the login keyring still reports Locked=false after Lock"
+          die "could not lock the login keyring through org.freedesktop.Secret.Service.Lock"
+        [[ "$(collection_locked "$default")" == true ]] || die "the login keyring still reports Locked=false after Lock"
       fi
       ;;
     esac
   else
-    bus_name_has_owner org.freedesktop.secrets && fail "org.freedesktop.secrets is owned on a bus that should have no Secret Service"
+    bus_name_has_owner org.freedesktop.secrets && die "org.freedesktop.secrets is owned on a bus that should have no Secret Service"
   fi
 
-  [[ -f "$ZRC_TS_DIR/pids/keyring" ]] && export ZRC_TEST_KEYRING_PID=$(<"$ZRC_TS_DIR/pids/keyring")
+  if [[ -f "$ZRC_TS_DIR/pids/keyring" ]]; then
+    ZRC_TEST_KEYRING_PID=$(<"$ZRC_TS_DIR/pids/keyring")
+    export ZRC_TEST_KEYRING_PID
+  fi
   "$@" &
   record_pid command $!
   local rc=0
@@ -213,53 +186,23 @@ inner_stage() {
 # ---------------------------------------------------------------------------------------------
 # Outer stage: temporary directory, environment, X server, then the bus and the inner stage.
 # ---------------------------------------------------------------------------------------------
-start_xvfb() {
+# The X server: a private Xvfb with its own display number and cookie (Tools/lib/common.sh).
+start_test_display() {
   require_tool Xvfb xvfb
   require_tool xdpyinfo x11-utils
   require_tool xauth xauth
   require_tool mcookie util-linux
-
-  local cookie server_auth=$ZRC_TS_DIR/xvfb.auth display_file=$ZRC_TS_DIR/xvfb.display log=$ZRC_TS_DIR/xvfb.log i
-  cookie=$(mcookie)
-  : >"$server_auth"
-  : >"$ZRC_TS_DIR/xauthority"
-  # The server accepts every cookie in its -auth file whatever display it names; the client looks
-  # up its display number, which is known only once Xvfb has picked a free one (-displayfd).
-  xauth -q -f "$server_auth" add :0 MIT-MAGIC-COOKIE-1 "$cookie" || fail "xauth could not write $server_auth"
-  : >"$display_file"
-  # -noreset: by default an X server resets whenever its last client disconnects (root contents and
-  # properties wiped, and a client connecting during the reset is refused), which makes a test
-  # that connects right after another one closed fail at random.
-  Xvfb -displayfd 3 -auth "$server_auth" -nolisten tcp -noreset -screen 0 1280x800x24 3>"$display_file" </dev/null >"$log" 2>&1 &
-  record_pid xvfb $!
-
-  local number=
-  for ((i = 0; i < STARTUP_TIMEOUT_TENTHS; i++)); do
-    number=$(tr -dc 0-9 <"$display_file")
-    [[ -n "$number" ]] && break
-    kill -0 "$(<"$ZRC_TS_DIR/pids/xvfb")" 2>/dev/null || fail "Xvfb exited during startup; its log: $(tr '\n' ' ' <"$log")"
-    sleep 0.1
-  done
-  [[ -n "$number" ]] || fail "Xvfb did not report a display number within $((STARTUP_TIMEOUT_TENTHS / 10)) s; its log: $(tr '\n' ' ' <"$log")"
-
-  export XAUTHORITY=$ZRC_TS_DIR/xauthority DISPLAY=:$number
-  xauth -q -f "$XAUTHORITY" add "$DISPLAY" MIT-MAGIC-COOKIE-1 "$cookie" || fail "xauth could not write $XAUTHORITY"
-  for ((i = 0; i < STARTUP_TIMEOUT_TENTHS; i++)); do
-    xdpyinfo >/dev/null 2>&1 && return 0
-    kill -0 "$(<"$ZRC_TS_DIR/pids/xvfb")" 2>/dev/null || fail "Xvfb on $DISPLAY exited during startup; its log: $(tr '\n' ' ' <"$log")"
-    sleep 0.1
-  done
-  fail "Xvfb on $DISPLAY does not answer xdpyinfo after $((STARTUP_TIMEOUT_TENTHS / 10)) s; its log: $(tr '\n' ' ' <"$log")"
+  start_xvfb "$ZRC_TS_DIR" 1280x800x24
+  record_pid xvfb "$XVFB_PID"
 }
 
-outer_cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM HUP
+# Everything the environment started, and the temporary directory.
+# shellcheck disable=SC2317  # run from the cleanup stack (at_exit), where shellcheck sees no call
+remove_environment() {
   if [[ -n "${ZRC_TS_DIR:-}" && -d "$ZRC_TS_DIR" ]]; then
     sweep_environment
     rm -rf "$ZRC_TS_DIR"
   fi
-  exit "$rc"
 }
 
 outer_stage() {
@@ -270,30 +213,29 @@ outer_stage() {
     --keyring=*) mode=${1#--keyring=}; shift ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
-    -*) echo "with-test-services: unknown option $1" >&2; usage >&2; exit 2 ;;
+    -*) say "unknown option $1"; usage >&2; exit 2 ;;
     *) break ;;
     esac
   done
-  [[ $# -gt 0 ]] || { echo "with-test-services: no command given" >&2; usage >&2; exit 2; }
-  case "$mode" in unlocked | locked | absent | none) ;; *) fail "unknown --keyring mode '$mode' (unlocked, locked, absent, none)" ;; esac
+  [[ $# -gt 0 ]] || { say "no command given"; usage >&2; exit 2; }
+  case "$mode" in unlocked | locked | absent | none) ;; *) die "unknown --keyring mode '$mode' (unlocked, locked, absent, none)" ;; esac
 
   require_tool dbus-run-session dbus-daemon
   require_tool dbus-send dbus-bin
   [[ "$mode" == none ]] || require_tool gnome-keyring-daemon gnome-keyring
 
-  ZRC_TS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/zrc-test-services.XXXXXX") || fail "cannot create a temporary directory under ${TMPDIR:-/tmp}"
+  ZRC_TS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/zrc-test-services.XXXXXX") || die "cannot create a temporary directory under ${TMPDIR:-/tmp}"
   export ZRC_TS_DIR
-  trap outer_cleanup EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
-  trap 'exit 129' HUP
+  at_exit remove_environment
+  exit_on_signals INT TERM HUP
   chmod 0700 "$ZRC_TS_DIR"
   mkdir -m 0700 "$ZRC_TS_DIR/pids" "$ZRC_TS_DIR/home" "$ZRC_TS_DIR/runtime"
 
   export HOME=$ZRC_TS_DIR/home
   export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share XDG_CACHE_HOME=$HOME/.cache \
     XDG_STATE_HOME=$HOME/.local/state XDG_RUNTIME_DIR=$ZRC_TS_DIR/runtime
-  mkdir -p -m 0700 "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME"
+  # ~/.local first: -m with -p would leave the parents it makes at the default mode.
+  mkdir -m 0700 "$HOME/.local" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_STATE_HOME"
   # Temporary files go with everything else (SwiftPM, for one, leaves lock files named after
   # the throwaway HOME in $TMPDIR); the command's own temporary files are removed at the end too.
   mkdir -m 0700 "$ZRC_TS_DIR/tmp"
@@ -303,7 +245,7 @@ outer_stage() {
     DISPLAY WAYLAND_DISPLAY XAUTHORITY XDG_SESSION_ID XDG_SEAT XDG_VTNR
   export ZRC_TEST_SERVICES=1 ZRC_TEST_KEYRING=$mode
 
-  if [[ $with_x -eq 1 ]]; then start_xvfb; fi
+  if [[ $with_x -eq 1 ]]; then start_test_display; fi
 
   local bus_args=()
   if [[ "$mode" == none ]]; then
@@ -332,7 +274,7 @@ EOF
   wait "$(<"$ZRC_TS_DIR/pids/bus")" || rc=$?
   rm -f "$ZRC_TS_DIR/pids/bus"
   [[ -e "$ZRC_TS_DIR/inner-started" ]] ||
-    fail "dbus-run-session could not start a private session bus (exit status $rc); see its messages above"
+    die "dbus-run-session could not start a private session bus (exit status $rc); see its messages above"
   exit "$rc"
 }
 

@@ -13,14 +13,14 @@
 # when there is one; otherwise a private D-Bus session with gnome-keyring, whose login keyring is
 # unlocked with $ZRC_KEYRING_PASSWORD or a password asked for on the terminal).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-repo=$(pwd)
+# shellcheck source=SCRIPTDIR/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$REPO_ROOT"
+repo=$REPO_ROOT
 
 state="${XDG_STATE_HOME:-$HOME/.local/state}/zrc/session"
 mkdir -p "$state" && chmod 700 "$state"
 
-say() { printf 'zrc: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
 # A pid file names a process we started only while that pid still runs the same program
 # (pids are reused): the program's name is recorded next to it. The name is given, not read from
 # /proc right after `&`, when the child may not have exec'd its program yet.
@@ -33,10 +33,7 @@ remember() { echo "$2" >"$state/$1.pid"; echo "$3" >"$state/$1.comm"; }
 
 prepare_toolchain() {
   "$repo/Tools/install-deps.sh"
-  if ! command -v swift >/dev/null 2>&1; then
-    [[ -x /opt/swift/usr/bin/swift ]] || die "no Swift toolchain found (PATH or /opt/swift); install Swift 6.1 or newer"
-    export PATH=/opt/swift/usr/bin:$PATH
-  fi
+  use_swift_toolchain swift
   bin="$repo/.build/release"
   # Build only when a source is newer than the programs: every `Tools/zrc.sh ctl …` would otherwise
   # spend seconds in the build planner and print its output before the command's own.
@@ -60,34 +57,15 @@ prepare_toolchain() {
 prepare_display() {
   if [[ -n "${DISPLAY:-}" ]] && xdpyinfo >/dev/null 2>&1; then return; fi
   if alive xvfb && [[ -f "$state/display" ]]; then
-    export DISPLAY="$(cat "$state/display")" XAUTHORITY="$state/xauthority"
+    DISPLAY=$(cat "$state/display")
+    export DISPLAY XAUTHORITY="$state/xauthority"
     return
   fi
   say "no X display given: starting a virtual one (Xvfb, 1920x1080) that only you can reach"
-  # Its own X authority cookie: no other local user can read or drive the demo desktop. The
-  # server accepts every cookie in its -auth file whatever display it names; clients look up their
-  # display number, known only once Xvfb has picked a free one (-displayfd).
-  local cookie number=""
-  cookie=$(mcookie)
-  (umask 077; : >"$state/xvfb.auth"; : >"$state/xauthority")
-  xauth -q -f "$state/xvfb.auth" add :0 MIT-MAGIC-COOKIE-1 "$cookie" || die "xauth could not write $state/xvfb.auth"
-  rm -f "$state/xvfb.display"
-  # -noreset: otherwise the server resets (and forgets the background) whenever its last client leaves.
-  Xvfb -displayfd 3 -auth "$state/xvfb.auth" -screen 0 1920x1080x24 -nolisten tcp -noreset \
-    3>"$state/xvfb.display" </dev/null >"$state/xvfb.log" 2>&1 &
-  remember xvfb $! Xvfb
-  for _ in $(seq 100); do
-    number=$(tr -dc '0-9' <"$state/xvfb.display" 2>/dev/null || true)
-    [[ -n "$number" ]] && break
-    alive xvfb || break
-    sleep 0.1
-  done
-  [[ -n "$number" ]] || die "Xvfb did not start; see $state/xvfb.log"
-  export DISPLAY=":$number" XAUTHORITY="$state/xauthority"
-  xauth -q -f "$XAUTHORITY" add "$DISPLAY" MIT-MAGIC-COOKIE-1 "$cookie" || die "xauth could not write $XAUTHORITY"
+  # Its own X authority cookie and display number (Tools/lib/common.sh says why).
+  start_xvfb "$state" 1920x1080x24
+  remember xvfb "$XVFB_PID" Xvfb
   echo "$DISPLAY" >"$state/display"
-  for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-  xdpyinfo >/dev/null 2>&1 || die "Xvfb did not start; see $state/xvfb.log"
   xsetroot -solid '#2e5c8a' || true
   # Something to look at and work with: a terminal running top, a clock, eyes that follow the pointer.
   xterm -geometry 100x32+60+60 -bg '#fdf6e3' -fg '#073642' -title 'ZRC demo' -e top >/dev/null 2>&1 &
@@ -202,7 +180,7 @@ case "${1:-demo}" in
   demo) demo ;;
   host) shift; prepare; exec "$bin/zrc-host" "$@" ;;
   ctl) shift; prepare; exec "$bin/zrc-ctl" "$@" ;;
-  env) prepare; printf 'export DISPLAY=%q XAUTHORITY=%q DBUS_SESSION_BUS_ADDRESS=%q PATH=%q:"$PATH"\n' "$DISPLAY" "${XAUTHORITY:-$HOME/.Xauthority}" "$DBUS_SESSION_BUS_ADDRESS" "$bin" ;;
+  env) prepare; printf "export DISPLAY=%q XAUTHORITY=%q DBUS_SESSION_BUS_ADDRESS=%q PATH=%q:\"\$PATH\"\n" "$DISPLAY" "${XAUTHORITY:-$HOME/.Xauthority}" "$DBUS_SESSION_BUS_ADDRESS" "$bin" ;;
   stop) stop_all ;;
   -h|--help|help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command \`$1\` (try: demo, host, ctl, env, stop)" ;;
