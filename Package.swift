@@ -72,6 +72,10 @@ let package = Package(
         // The host's session as a state machine: hello deadline, budgets, roles, and when frames
         // go (pacing, input credit, probing, refinement): pure Swift, "now" as input.
         .target(name: "ZRCHostCore", dependencies: ["ZRCProtocol", "ZRCFrames"]),
+        // The seams reaching a host needs from its adapters (ICE transport, LAN discovery, the
+        // rendezvous broker) and their errors: protocols and values only, so adapters depend on
+        // the core, never on a kit.
+        .target(name: "ZRCReach", dependencies: ["ZRCProtocol"]),
 
         // Adapters: each hides one C library behind Swift types.
         .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"]),
@@ -83,11 +87,11 @@ let package = Package(
         .target(name: "ZRCZlib", dependencies: ["CZlib"]),
         .target(name: "ZRCMemory", dependencies: ["CMalloc"]),
         // ICE links (libnice + PseudoTCP through CReach) as byte streams for the record layer.
-        .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"]),
+        .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCReach"]),
         // LAN discovery (Avahi through CReach): publishing and browsing `_zrc._tcp`.
-        .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCNetworking"]),
+        .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCReach"]),
         // The rendezvous broker's MQTT client (libmosquitto).
-        .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCNetworking", "ZRCProtocol"]),
+        .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCReach", "ZRCProtocol"]),
         .target(name: "ZRCX11", dependencies: ["CXCB", logging]),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"]),
@@ -100,8 +104,8 @@ let package = Package(
 
         // Kits: wire the protocol core to real I/O.
         .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio),
-        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCNetworking", "ZRCStorage", logging] + nio),
-        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCStorage", logging] + nio),
+        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
+        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
         // The terminal viewer's pure logic: terminal input and replies, viewport mapping, scaling,
         // the kitty graphics protocol, status line, reconnect schedule.
         .target(name: "ZRCViewer", dependencies: ["ZRCProtocol", "ZRCFrames", base64]),
@@ -126,14 +130,14 @@ let package = Package(
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
                 dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT", "ZRCDiscovery",
-                               "ZRCNetworking", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging]),
+                               "ZRCNetworking", "ZRCReach", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging]),
         .executableTarget(
             name: "zrc-host",
             dependencies: ["ZRCHostKit", "ZRCHostX11", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
                            "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
         .executableTarget(
             name: "zrc-ctl",
-            dependencies: ["ZRCControllerKit", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
+            dependencies: ["ZRCControllerKit", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
                            "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging]),
 
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
@@ -167,9 +171,9 @@ let package = Package(
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
         // CReach, ZRCIce, ZRCMQTT: the ICE adapter's C stream pump and agent lifetime; the broker client against Mosquitto.
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCFrames", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport",
-                                                          "ZRCIce", "CReach", "ZRCMQTT", "ZRCNetworking", "ZRCProtocol", logging]),
+                                                          "ZRCIce", "CReach", "ZRCMQTT", "ZRCReach", "ZRCNetworking", "ZRCProtocol", logging]),
         .testTarget(name: "ZRCKitTests",
-                    dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
+                    dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCReach", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                    "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCHostKitTesting", logging,
                                    propertyBased] + nio),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
@@ -182,7 +186,7 @@ let package = Package(
 // Folders by layer: the pure core, the C modules, the adapters (one C library or OS facility
 // each), the kits (the core wired to real I/O), the test kits, the executables; tests likewise.
 let layers: [String: [String]] = [
-    "Core": ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCViewer", "ZRCWebViewer",
+    "Core": ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCReach", "ZRCViewer", "ZRCWebViewer",
              "ZRCProtocolTests", "ZRCFramesTests", "ZRCHostCoreTests"],
     "C": ["CAvahi", "CAvahiClient", "CChafa", "CMalloc", "CMosquitto", "CNetfilterQueue", "CNice", "CReach", "CSecret", "CSodium",
           "CTurboJPEG", "CXCB", "CZlib", "CZstd"],

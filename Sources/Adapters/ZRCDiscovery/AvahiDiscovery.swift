@@ -1,7 +1,7 @@
 internal import CReach
 import Foundation
 import Synchronization
-public import ZRCNetworking
+public import ZRCReach
 import ZRCProtocol
 
 /// LAN discovery through avahi-daemon (libavahi-client on CReach's GLib thread).

@@ -1,6 +1,6 @@
 internal import CReach
 import Foundation
-public import ZRCNetworking
+public import ZRCReach
 public import ZRCProtocol
 
 /// ICE agents on libnice (through CReach): UDP candidates, STUN and TURN servers from the

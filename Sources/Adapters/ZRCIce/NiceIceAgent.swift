@@ -1,7 +1,7 @@
 internal import CReach
 import Foundation
 import Synchronization
-import ZRCNetworking
+import ZRCReach
 import ZRCProtocol
 
 /// One libnice agent: gathering, connectivity checks, then the PseudoTCP stream's socket.

@@ -1,5 +1,5 @@
 internal import CMosquitto
-public import ZRCNetworking
+public import ZRCReach
 public import ZRCProtocol
 
 /// Rendezvous brokers over MQTT 5 with libmosquitto: its own network thread, automatic

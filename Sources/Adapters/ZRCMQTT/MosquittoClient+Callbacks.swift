@@ -1,6 +1,6 @@
 internal import CMosquitto
 import Foundation
-import ZRCNetworking
+import ZRCReach
 import ZRCProtocol
 
 /// What libmosquitto's network thread calls: connection state, messages, acknowledgements, and

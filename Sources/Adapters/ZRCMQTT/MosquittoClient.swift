@@ -1,7 +1,7 @@
 internal import CMosquitto
 import Foundation
 import Synchronization
-public import ZRCNetworking
+public import ZRCReach
 public import ZRCProtocol
 
 

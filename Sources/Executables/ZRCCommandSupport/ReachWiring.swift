@@ -7,6 +7,7 @@ import ZRCMQTT
 public import ZRCNetworking
 public import ZRCProtocol
 public import ZRCStorage
+public import ZRCReach
 
 /// Builds the reach settings of both programs from their config files, with the real adapters:
 /// libnice for ICE and libmosquitto for the rendezvous.

@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage
+import ZRCReach
 
 /// `zrc-ctl devices --scan`: the ZRC hosts announcing themselves on this LAN, each marked with
 /// the name it is paired under here, or as not paired. Names and TXT come from any machine on

@@ -1,5 +1,6 @@
 public import ZRCNetworking
 public import ZRCProtocol
+public import ZRCReach
 
 /// How a controller reaches hosts beyond the addresses it paired with: the transport preference,
 /// its own rendezvous, STUN and relay servers (added to those the host's invite named), and the

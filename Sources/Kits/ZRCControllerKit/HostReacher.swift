@@ -2,6 +2,7 @@ import Logging
 import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage
+import ZRCReach
 
 /// Finds a paired host by every way the preference allows, in parallel where that saves time
 /// (happy eyeballs): its TCP addresses (the last one that worked leads) and LAN discovery at once,

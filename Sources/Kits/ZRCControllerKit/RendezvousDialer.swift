@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import ZRCNetworking
 import ZRCProtocol
+import ZRCReach
 
 /// Reaches a paired host through a rendezvous broker: a sealed offer with this side's ICE
 /// candidates to the pairing's inbox topic, the host's sealed answer on a one-time reply topic,

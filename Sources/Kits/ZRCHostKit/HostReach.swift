@@ -1,6 +1,7 @@
 import Foundation
 public import ZRCNetworking
 public import ZRCProtocol
+public import ZRCReach
 
 /// How a host is reached beyond its TCP listener: the brokers it listens on for offers, its own
 /// ICE servers, and the adapters that do the work (chosen by the executable).

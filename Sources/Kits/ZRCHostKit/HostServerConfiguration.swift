@@ -1,6 +1,7 @@
 public import Foundation
 public import ZRCNetworking
 public import ZRCProtocol
+public import ZRCReach
 
 /// Everything `HostServer` needs that the executable decides.
 public struct HostServerConfiguration: Sendable {

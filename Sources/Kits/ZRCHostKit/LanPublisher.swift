@@ -1,6 +1,7 @@
 import Logging
 import ZRCNetworking
 import ZRCProtocol
+import ZRCReach
 
 /// Publishes the host on the LAN as `_zrc._tcp` with TXT `v=1` and the day's hint (`LanHint`),
 /// republishing when the day (and so the hint) changes. Without avahi-daemon it says so once

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ZRCNetworking
 import ZRCProtocol
+import ZRCReach
 
 /// The host's side of the rendezvous: stays subscribed to the inbox topics of every paired
 /// controller on each broker (reconnecting with backoff while a broker is away; the TCP listener

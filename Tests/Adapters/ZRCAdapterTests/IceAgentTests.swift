@@ -4,6 +4,7 @@ import Testing
 import ZRCIce
 import ZRCNetworking
 import ZRCProtocol
+import ZRCReach
 
 /// The ICE adapter's own rules: the C pump that moves PseudoTCP's bytes to the caller's socket
 /// survives that socket breaking, and an agent once closed is never touched again.

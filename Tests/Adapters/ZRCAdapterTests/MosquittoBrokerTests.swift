@@ -4,6 +4,7 @@ import Testing
 import ZRCNetworking
 import ZRCProtocol
 import ZRCXTestSupport
+import ZRCReach
 
 /// The rendezvous client against a real Mosquitto on loopback, over TLS with certificates made
 /// for the test: only the configured CA's broker is trusted (a certificate from another CA fails

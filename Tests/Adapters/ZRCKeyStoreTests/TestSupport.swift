@@ -6,8 +6,15 @@ import ZRCProtocol
 enum TestServices {
     static let environment = ProcessInfo.processInfo.environment
 
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The checkout this file is in: the nearest folder above it holding Package.swift (test
+    /// folders are nested by layer, so no fixed depth).
+    static let repositoryRoot: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
+    }()
 
     static let script = repositoryRoot.appendingPathComponent("Tools/with-test-services.sh").path
 

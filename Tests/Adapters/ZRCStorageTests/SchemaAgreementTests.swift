@@ -6,7 +6,14 @@ import ZRCStorage
 /// What ZRC writes must validate against the published schemas in Schemas/, and what the schemas
 /// reject ZRC must reject too. Checked with an independent validator (python3-jsonschema).
 @Suite struct SchemaAgreementTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The checkout: the nearest folder above this file holding Package.swift.
+    static let repository: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
+    }()
 
     func schemaAccepts(_ schema: String, _ file: URL) throws -> Bool {
         let process = Process()

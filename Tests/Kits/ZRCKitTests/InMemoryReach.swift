@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import ZRCNetworking
 import ZRCProtocol
+import ZRCReach
 
 /// An MQTT broker in memory: what is published reaches every client subscribed to the topic,
 /// and everything published is kept for the tests to look at (or publish again).

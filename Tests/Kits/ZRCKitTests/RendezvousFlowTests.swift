@@ -6,6 +6,7 @@ import ZRCHostKit
 import ZRCIce
 import ZRCNetworking
 import ZRCProtocol
+import ZRCReach
 
 /// The rendezvous's logic end to end in one process: the real host server and controller, with
 /// an in-memory broker and ICE that hands out socket pairs, so every message, seal, replay and

@@ -10,32 +10,45 @@
 /// are dropped with it, since nothing more will be acted on for that connection.
 public struct RecordDecoder: Sendable {
     private var buffer: [UInt8] = []
+    /// Where the bytes not yet decoded start: consumed records are skipped, not shifted out of the
+    /// buffer on every feed; the buffer is emptied when everything is consumed and compacted once
+    /// more than a maximum record lies consumed before the index.
+    private var readIndex = 0
     private var failure: WireError?
 
     public init() {}
 
     /// Bytes of an incomplete record waiting for the rest (always < 5 + 65535 between calls).
-    public var bufferedByteCount: Int { buffer.count }
+    public var bufferedByteCount: Int { buffer.count - readIndex }
 
     /// Appends `bytes` and returns every record completed by them, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) throws(WireError) -> [Record] {
         if let failure { throw failure }
         buffer.append(contentsOf: bytes)
         var records: [Record] = []
-        var consumed = 0
         do {
-            while let (record, length) = try Self.decodeRecord(from: buffer[consumed...]) {
+            while let (record, length) = try Self.decodeRecord(from: buffer[readIndex...]) {
                 records.append(record)
-                consumed += length
+                readIndex += length
             }
         } catch {
             failure = error
             buffer = []
+            readIndex = 0
             throw error
         }
-        buffer.removeFirst(consumed)
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            readIndex = 0
+        } else if readIndex > Self.compactionThreshold {
+            buffer.removeFirst(readIndex)
+            readIndex = 0
+        }
         return records
     }
+
+    /// Consumed bytes kept before the index at most: one maximum record.
+    static let compactionThreshold = Record.headerLength + Int(UInt16.max)
 
     /// Decodes one record from the front of `bytes`, or returns nil when the bytes hold only part of
     /// one (the caller keeps them and retries with more). Throws as soon as a complete header is bad.
