@@ -44,6 +44,9 @@ import Testing
         ("message", "MQAAAAAAJiWgAAAAAAAATiAAAAAAAAALuAABAAA="),  // link-stats
         ("message", "FQUAAtAAAAAAB4AEOA=="),  // picture-request
         ("message", "FgAAB4AAAAQ4AAAAAAeABDgFAALQ"),  // picture-mapping
+        ("message", "GADy5wMykAMAAWTIAQcNBAzAwcLDxMXGx8jJyss="),  // compact-keystroke
+        ("message", "GAMHAQIAAgACAAEAAAICAxAAAQIDBAUGBwgJCgsMDQ4P"),  // compact-raw
+        ("message", "GAPAhD0ykAMCgAHgAAIBAgMEAv+AAAAAQB8FAAE="),  // compact-solid
         ("rendezvous", "AAECAAZEnE+NISAQERITFBUWFxgZGhscHR4fAARBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1A="),  // answer
         ("rendezvous", "AAECAAAAAAAAAAEQERITFBUWFxgZGhscHR4fAgRBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1ABETE5OC41MS4xMDAuNzozNDc4GzE3NjQzNzQ0MDA6enJjLTBhMWIyYzNkNGU1ZgxjR0Z6YzNkdmNtUT0AAAAAaSo3gA=="),  // answer-relays
         ("rendezvous", "AVpSVgHg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4ODg4AECAAAAAAAAAAEQERITFBUWFxgZGhscHR4fAgRBYjErFjAxMjM0NTY3ODlhYmNkZWZnaGlqa2wDAH7///8BMQgxMC4xLjAuMreZAWT///8BMg0xOTguNTEuMTAwLjIw7l4DAP///wEzCzIwMDE6ZGI4Ojo3w1ABETE5OC41MS4xMDAuNzozNDc4GzE3NjQzNzQ0MDA6enJjLTBhMWIyYzNkNGU1ZgxjR0Z6YzNkdmNtUT0AAAAAaSo3gAAAAAAAAAAAAAAAAAAAAAA="),  // answer-relays-sealed
