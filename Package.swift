@@ -80,7 +80,7 @@ let package = Package(
         // Adapters: each hides one C library behind Swift types.
         .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"]),
         .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging]),
-        .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG"]),
+        .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG", "ZRCProtocol"]),
         // zstd streams for lossless rectangles: one context per session, each chunk flushed.
         .target(name: "ZRCZstd", dependencies: ["CZstd"]),
         // zlib: deflate for PNG screenshots; inflate streams for the benchmark's RFB client.
@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCReach"]),
         // The rendezvous broker's MQTT client (libmosquitto).
         .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCReach", "ZRCProtocol"]),
-        .target(name: "ZRCX11", dependencies: ["CXCB", logging]),
+        .target(name: "ZRCX11", dependencies: ["CXCB", "ZRCProtocol", logging]),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"]),
         // The controlling terminal (POSIX, no C library of its own): raw mode, size, input and

@@ -1,5 +1,6 @@
 public import ZRCFrames
 public import ZRCViewer
+public import ZRCProtocol
 
 /// The sixel renderer: libchafa encodes the picture as DEC sixel graphics, drawn in real terminal
 /// pixels. After the first frame only the bands of rows that changed are encoded and drawn again,

@@ -1,5 +1,6 @@
 public import ZRCFrames
 public import ZRCViewer
+public import ZRCProtocol
 
 /// The Unicode-symbols renderer: libchafa picks, for each cell, block characters and two 24-bit
 /// colours that best match the pixels. Only the bands of rows that changed are rendered again,

@@ -1,4 +1,5 @@
 internal import CTurboJPEG
+import ZRCProtocol
 
 /// Decompresses JPEG images to BGRX with libturbojpeg, treating every input as untrusted.
 ///
@@ -70,7 +71,7 @@ public final class JPEGDecoder {
         _ jpeg: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, bytesPerRow: Int
     ) throws(JPEGError) -> JPEGImageInfo {
         let info = try readHeader(jpeg)
-        let whole = PixelRegion(x: 0, y: 0, width: info.width, height: info.height)
+        let whole = PixelRect(x: 0, y: 0, width: info.width, height: info.height)
         if let problem = whole.problem(inBufferOf: destination.count, bytesPerRow: bytesPerRow) {
             throw JPEGError(.invalidArgument, "cannot decode into the given buffer: \(problem)")
         }

@@ -1,4 +1,5 @@
 internal import CTurboJPEG
+public import ZRCProtocol
 
 /// Compresses rectangles of a BGRX pixel buffer to baseline JPEG with libturbojpeg.
 ///
@@ -30,7 +31,7 @@ public final class JPEGEncoder {
     ///   - quality: 1 (smallest) … 100 (best).
     ///   - subsampling: chroma subsampling; `.yuv444` for sharp text.
     public func encode(
-        bgrx pixels: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRegion,
+        bgrx pixels: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect,
         quality: Int, subsampling: JPEGSubsampling, into output: inout [UInt8]
     ) throws(JPEGError) {
         let size = try compress(pixels, bytesPerRow: bytesPerRow, region: region, quality: quality,
@@ -43,7 +44,7 @@ public final class JPEGEncoder {
 
     /// Encodes `region` of `pixels` into a new array; see `encode(bgrx:bytesPerRow:region:quality:subsampling:into:)`.
     public func encode(
-        bgrx pixels: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRegion,
+        bgrx pixels: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect,
         quality: Int, subsampling: JPEGSubsampling
     ) throws(JPEGError) -> [UInt8] {
         var output: [UInt8] = []
@@ -54,7 +55,7 @@ public final class JPEGEncoder {
 
     /// Runs tjCompress2 into the reusable buffer and returns the JPEG's length.
     private func compress(
-        _ pixels: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRegion,
+        _ pixels: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect,
         quality: Int, subsampling: JPEGSubsampling
     ) throws(JPEGError) -> Int {
         guard (1...100).contains(quality) else {

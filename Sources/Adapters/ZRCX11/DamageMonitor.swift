@@ -1,5 +1,6 @@
 internal import CXCB
 internal import Glibc
+public import ZRCProtocol
 
 /// Reports which areas of the screen changed, from a DAMAGE object on the root window, so a
 /// static screen costs no capture at all.
@@ -100,7 +101,7 @@ public final class DamageMonitor {
 
     /// The areas damaged since the last call, in root coordinates; empty when nothing changed.
     /// Never blocks on the server unless there is damage (then one round trip).
-    public func pendingDamage() throws(X11Error) -> [ScreenRect] {
+    public func pendingDamage() throws(X11Error) -> [PixelRect] {
         let raw = connection.handle.raw
         var notified = false
         while let event = xcb_poll_for_event(raw) {
@@ -126,13 +127,13 @@ public final class DamageMonitor {
             let count = Int(xcb_xfixes_fetch_region_rectangles_length(reply))
             guard count > 0, let rects = xcb_xfixes_fetch_region_rectangles(reply) else { return [] }
             return UnsafeBufferPointer(start: rects, count: count).map {
-                ScreenRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height))
+                PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height))
             }
         }
     }
 
     /// Waits up to `timeout` for damage and returns it; empty when the time ran out first.
-    public func waitForDamage(timeout: Duration) throws(X11Error) -> [ScreenRect] {
+    public func waitForDamage(timeout: Duration) throws(X11Error) -> [PixelRect] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let damaged = try pendingDamage()

@@ -1,5 +1,6 @@
 internal import CXCB
 internal import Glibc
+public import ZRCProtocol
 
 /// Injects pointer and keyboard input into the X server with XTEST (through xcb-xtest).
 ///

@@ -1,4 +1,5 @@
 internal import CXCB
+public import ZRCProtocol
 
 /// One monitor of the screen, as RandR 1.5 lists them.
 public struct MonitorInfo: Sendable, Hashable, CustomStringConvertible {
@@ -7,9 +8,9 @@ public struct MonitorInfo: Sendable, Hashable, CustomStringConvertible {
     /// Position in RandR's list, what `--monitor INDEX` counts from (0).
     public let index: Int
     public let isPrimary: Bool
-    public let rect: ScreenRect
+    public let rect: PixelRect
 
-    public init(name: String, index: Int, isPrimary: Bool, rect: ScreenRect) {
+    public init(name: String, index: Int, isPrimary: Bool, rect: PixelRect) {
         self.name = name
         self.index = index
         self.isPrimary = isPrimary
@@ -32,13 +33,13 @@ public struct MonitorLayout: Sendable, Hashable {
     /// named "screen".
     public let monitors: [MonitorInfo]
 
-    public var screenRect: ScreenRect { ScreenRect(x: 0, y: 0, width: screenWidth, height: screenHeight) }
+    public var screenRect: PixelRect { PixelRect(x: 0, y: 0, width: screenWidth, height: screenHeight) }
 
     public init(screenWidth: Int, screenHeight: Int, monitors: [MonitorInfo]) {
         self.screenWidth = screenWidth
         self.screenHeight = screenHeight
         self.monitors = monitors.isEmpty
-            ? [MonitorInfo(name: "screen", index: 0, isPrimary: true, rect: ScreenRect(x: 0, y: 0, width: screenWidth, height: screenHeight))]
+            ? [MonitorInfo(name: "screen", index: 0, isPrimary: true, rect: PixelRect(x: 0, y: 0, width: screenWidth, height: screenHeight))]
             : monitors
     }
 
@@ -56,10 +57,10 @@ public struct MonitorLayout: Sendable, Hashable {
         let found = try withXCBReply(on: connection.handle, request: "RANDR GetMonitors", { error in
             xcb_randr_get_monitors_reply(raw, xcb_randr_get_monitors(raw, root, 1 /* active only */), error)
         }) { reply in
-            var list: [(atom: UInt32, primary: Bool, rect: ScreenRect)] = []
+            var list: [(atom: UInt32, primary: Bool, rect: PixelRect)] = []
             var iterator = xcb_randr_get_monitors_monitors_iterator(reply)
             while iterator.rem > 0, let m = iterator.data?.pointee {
-                list.append((m.name, m.primary != 0, ScreenRect(x: Int(m.x), y: Int(m.y), width: Int(m.width), height: Int(m.height))))
+                list.append((m.name, m.primary != 0, PixelRect(x: Int(m.x), y: Int(m.y), width: Int(m.width), height: Int(m.height))))
                 xcb_randr_monitor_info_next(&iterator)
             }
             return list

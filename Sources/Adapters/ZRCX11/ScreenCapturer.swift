@@ -1,6 +1,7 @@
 internal import CXCB
 internal import Glibc
 public import Logging
+public import ZRCProtocol
 
 /// Captures rectangles of the root window as BGRX pixels, through MIT-SHM when the server allows
 /// it and through core GetImage otherwise.
@@ -63,7 +64,7 @@ public final class ScreenCapturer {
     /// Captures `rect` of the root window into `destination`: row `r` goes to
     /// `destination[r * bytesPerRow ..< r * bytesPerRow + rect.width * 4]`, so the destination can
     /// be a window into a larger framebuffer. Bytes between rows are left alone.
-    public func capture(_ rect: ScreenRect, into destination: UnsafeMutableRawBufferPointer, bytesPerRow: Int) throws(X11Error) {
+    public func capture(_ rect: PixelRect, into destination: UnsafeMutableRawBufferPointer, bytesPerRow: Int) throws(X11Error) {
         let screen = connection.screen
         guard rect.fits(screenWidth: screen.width, screenHeight: screen.height) else {
             throw X11Error(.invalidRectangle, "cannot capture \(rect): it is empty or not inside the \(screen.width)x\(screen.height) screen")
@@ -92,7 +93,7 @@ public final class ScreenCapturer {
     }
 
     /// Captures `rect` into a new image.
-    public func capture(_ rect: ScreenRect) throws(X11Error) -> CapturedImage {
+    public func capture(_ rect: PixelRect) throws(X11Error) -> CapturedImage {
         guard rect.width > 0, rect.height > 0, rect.width <= connection.screen.width, rect.height <= connection.screen.height else {
             throw X11Error(.invalidRectangle, "cannot capture \(rect): it is empty or larger than the screen")
         }
@@ -105,22 +106,22 @@ public final class ScreenCapturer {
 
     /// Captures the whole screen into a new image.
     public func captureScreen() throws(X11Error) -> CapturedImage {
-        try capture(ScreenRect(x: 0, y: 0, width: connection.screen.width, height: connection.screen.height))
+        try capture(PixelRect(x: 0, y: 0, width: connection.screen.width, height: connection.screen.height))
     }
 
-    private func captureShared(_ rect: ScreenRect, segment: SharedMemorySegment,
+    private func captureShared(_ rect: PixelRect, segment: SharedMemorySegment,
                                to target: UnsafeMutableRawPointer, bytesPerRow: Int) throws(X11Error) {
         let rowsPerBand = max(1, segment.byteCount / (rect.width * 4))
         var top = 0
         while top < rect.height {
-            let band = ScreenRect(x: rect.x, y: rect.y + top, width: rect.width, height: min(rowsPerBand, rect.height - top))
+            let band = PixelRect(x: rect.x, y: rect.y + top, width: rect.width, height: min(rowsPerBand, rect.height - top))
             try captureBand(band, segment: segment, to: target + top * bytesPerRow, bytesPerRow: bytesPerRow)
             top += band.height
         }
     }
 
     /// One band that fits the segment.
-    private func captureBand(_ rect: ScreenRect, segment: SharedMemorySegment,
+    private func captureBand(_ rect: PixelRect, segment: SharedMemorySegment,
                              to target: UnsafeMutableRawPointer, bytesPerRow: Int) throws(X11Error) {
         let raw = connection.handle.raw
         let expected = rect.width * rect.height * 4
@@ -138,7 +139,7 @@ public final class ScreenCapturer {
         copyRows(from: UnsafeRawPointer(segment.address), rect: rect, to: target, bytesPerRow: bytesPerRow)
     }
 
-    private func captureCore(_ rect: ScreenRect, to target: UnsafeMutableRawPointer, bytesPerRow: Int) throws(X11Error) {
+    private func captureCore(_ rect: PixelRect, to target: UnsafeMutableRawPointer, bytesPerRow: Int) throws(X11Error) {
         let raw = connection.handle.raw
         let expected = rect.width * rect.height * 4
         try withXCBReply(on: connection.handle, request: "GetImage of \(rect)", { error in
@@ -155,7 +156,7 @@ public final class ScreenCapturer {
     }
 
     /// Both methods deliver rows packed at width × 4 bytes (32 bits per pixel, 32-bit scanline pad).
-    private func copyRows(from source: UnsafeRawPointer, rect: ScreenRect, to target: UnsafeMutableRawPointer, bytesPerRow: Int) {
+    private func copyRows(from source: UnsafeRawPointer, rect: PixelRect, to target: UnsafeMutableRawPointer, bytesPerRow: Int) {
         let rowBytes = rect.width * 4
         if bytesPerRow == rowBytes {
             target.copyMemory(from: source, byteCount: rowBytes * rect.height)

@@ -1,5 +1,6 @@
 internal import CXCB
 internal import Glibc
+public import ZRCProtocol
 
 /// An ordinary X client that paints known pictures into a full-screen window of its own, the way
 /// an application would: the benchmark's workloads and the tests' known content. It is not part
@@ -83,7 +84,7 @@ public final class X11Painter {
     }
 
     /// Shows the loaded picture's area starting at (`sourceX`, `sourceY`) in `rect` of the screen.
-    public func show(pictureFrom sourceX: Int, _ sourceY: Int, in rect: ScreenRect) throws(X11Error) {
+    public func show(pictureFrom sourceX: Int, _ sourceY: Int, in rect: PixelRect) throws(X11Error) {
         guard let picture else { throw X11Error(.invalidRectangle, "no picture loaded") }
         guard rect.fits(screenWidth: width, screenHeight: height), sourceX >= 0, sourceY >= 0,
               sourceX + rect.width <= picture.width, sourceY + rect.height <= picture.height else {
@@ -94,7 +95,7 @@ public final class X11Painter {
     }
 
     /// Fills `rect` with one colour (0xRRGGBB).
-    public func fill(_ rect: ScreenRect, rgb: UInt32) throws(X11Error) {
+    public func fill(_ rect: PixelRect, rgb: UInt32) throws(X11Error) {
         guard rect.fits(screenWidth: width, screenHeight: height) else {
             throw X11Error(.invalidRectangle, "cannot fill \(rect) on a \(width)x\(height) screen")
         }

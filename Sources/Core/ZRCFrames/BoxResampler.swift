@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// The one box filter of host and viewer: each target pixel is the mean of a box of source
 /// pixels (every source pixel counted once when shrinking, so text stays legible; a box of one
 /// pixel — the nearest — when enlarging, so zoomed pixels stay crisp). The host's `PictureScaler`

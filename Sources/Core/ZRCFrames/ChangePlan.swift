@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// One change an update made to the picture, in order: pixels moved within it, or drawn anew.
 public enum FrameChange: Sendable, Equatable {
     case moved(from: PixelRect, to: PixelRect)

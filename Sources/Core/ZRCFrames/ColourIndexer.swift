@@ -1,3 +1,4 @@
+import ZRCProtocol
 /// Turns an area into a palette and one index per pixel, giving up as soon as it meets more
 /// colours than allowed: photographic areas are told apart after a few hundred pixels, so trying
 /// costs little where it fails.

@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// Who is looking at the screen: each session's streamer is one viewer, with its own record of
 /// what changed since it last looked.
 public struct ScreenViewer: Sendable, Hashable, CustomStringConvertible {

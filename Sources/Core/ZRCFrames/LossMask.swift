@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// Which pixels of the controller's picture are not known to be exactly the host's: those last
 /// drawn from JPEG, copied from such pixels, or not drawn at all yet. One bit per pixel, so a
 /// copy rect carries its source's state exactly. A screenshot waits until none is left.

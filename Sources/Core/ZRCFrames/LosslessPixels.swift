@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// The picture inside a lossless rect (wire encoding 4), before the session's compressor: the
 /// layout TigerVNC's Tight and ZRLE use in spirit — few-colour areas (text, UI) as a palette and
 /// packed indices, everything else as true colour — so text is pixel-exact in a few hundred bytes.

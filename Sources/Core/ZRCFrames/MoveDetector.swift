@@ -1,3 +1,4 @@
+import ZRCProtocol
 /// Finds one area that moved in any direction between the controller's picture and the new screen
 /// — a page scrolled sideways, a window dragged — so it travels as one copy rect plus what the
 /// move exposed, instead of being encoded again. (`ScrollDetector` handles the common vertical

@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// A BGRX image in memory: 4 bytes per pixel, blue first; the fourth byte is padding, never alpha,
 /// and is ignored by every comparison (X servers leave it undefined).
 public struct PixelBuffer: Sendable, Equatable {

@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// The image codec the frame pipeline uses, supplied by the executable (turbojpeg in ZRC), so the
 /// pipeline stays pure and testable.
 public protocol RegionEncoder {

@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// Finds content that moved vertically between the controller's picture and the new screen — a
 /// terminal or a page scrolling — so it can travel as copy rects plus the newly exposed strip
 /// instead of being encoded again.

@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// Finds which tiles of the screen changed since the frame last sent, confirming the X server's
 /// damage hints (which over-report: a redraw with identical pixels still counts as damage).
 public struct TileChangeDetector: Sendable {

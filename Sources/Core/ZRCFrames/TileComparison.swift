@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// Pixel comparisons that ignore the padding byte, eight bytes (two pixels) at a time.
 public enum TileComparison {
     /// Little-endian BGRX: bytes 3 and 7 of every 8 are padding.

@@ -1,3 +1,4 @@
+public import ZRCProtocol
 /// A set of tiles as a bitmap, and its conversion to few rectangles.
 public struct TileMask: Sendable, Hashable {
     public let grid: TileGrid

@@ -1,6 +1,7 @@
 public import ZRCFrames
 import ZRCJPEG
 import ZRCZstd
+public import ZRCProtocol
 
 /// The frame pipeline's codec, one per session: JPEG over libjpeg-turbo (BGRX straight from the
 /// captured buffer, no conversion pass; 4:2:0 for motion, 4:4:4 for refinement) and the session's
@@ -22,7 +23,7 @@ public final class FrameCodec: RegionEncoder, RegionDecoder {
     public func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8] {
         try image.bytes.withUnsafeBytes { pixels in
             try encoder.encode(bgrx: pixels, bytesPerRow: image.bytesPerRow,
-                               region: PixelRegion(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
+                               region: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
                                quality: quality, subsampling: fullChroma ? .yuv444 : .yuv420)
         }
     }

@@ -4,6 +4,7 @@ import Logging
 import ZRCCommandSupport
 import ZRCFrames
 import ZRCX11
+import ZRCProtocol
 
 /// The pipeline's stages one at a time, each on a whole 1080p screen, to set beside the physical
 /// floor: what the machine can do at best, with nothing else in the way.
@@ -50,7 +51,7 @@ struct FloorsCommand: ParsableCommand {
         var frame = PixelBuffer(width: width, height: height)
         let capture = try measure {
             try frame.bytes.withUnsafeMutableBytes { raw in
-                try capturer.capture(ScreenRect(x: 0, y: 0, width: width, height: height), into: raw, bytesPerRow: frame.bytesPerRow)
+                try capturer.capture(PixelRect(x: 0, y: 0, width: width, height: height), into: raw, bytesPerRow: frame.bytesPerRow)
             }
         }
         let picture = Workload.picture(width: width, height: height)

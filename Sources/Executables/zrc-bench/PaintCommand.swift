@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ZRCCommandSupport
 import ZRCX11
+import ZRCProtocol
 
 /// The benchmark's test client, in a process of its own so its time is not counted as the host's.
 struct PaintCommand: ParsableCommand {
@@ -25,7 +26,7 @@ struct PaintCommand: ParsableCommand {
         let painter = try X11Painter(displayName: display)
         let picture = Workload.picture(width: painter.width * 2, height: painter.height)
         try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
-        try painter.show(pictureFrom: 0, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
+        try painter.show(pictureFrom: 0, 0, in: PixelRect(x: 0, y: 0, width: painter.width, height: painter.height))
         try painter.sync()
         if waitForGo {
             FileHandle.standardOutput.write(Data("still\n".utf8))

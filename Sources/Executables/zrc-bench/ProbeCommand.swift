@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import ZRCX11
+import ZRCProtocol
 
 /// The latency benchmark's probe: a desktop-like picture with a square in the middle that flips
 /// between two colours on every click, the way an application answers input. Runs in a process
@@ -27,7 +28,7 @@ struct ProbeCommand: ParsableCommand {
         // Twice the screen's width in motion, so the picture can scroll.
         let picture = Workload.picture(width: painter.width * (motion ? 2 : 1), height: painter.height)
         try painter.loadPicture(picture.bytes, width: picture.width, height: picture.height)
-        try painter.show(pictureFrom: 0, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
+        try painter.show(pictureFrom: 0, 0, in: PixelRect(x: 0, y: 0, width: painter.width, height: painter.height))
         let square = Self.square(width: painter.width, height: painter.height)
         var colour = 0
         try painter.fill(square, rgb: Self.colours[colour])
@@ -47,7 +48,7 @@ struct ProbeCommand: ParsableCommand {
 
     /// Clicks flip the square at once; between them, while in motion, the picture moves by 5 px
     /// around the square about 60 times a second (full-screen motion everywhere else).
-    private func runWithMotion(painter: X11Painter, square: ScreenRect) throws {
+    private func runWithMotion(painter: X11Painter, square: PixelRect) throws {
         let commands = Mutex<[String]>([])
         Thread.detachNewThread {
             while let line = readLine(strippingNewline: true) { commands.withLock { $0.append(line) } }
@@ -55,10 +56,10 @@ struct ProbeCommand: ParsableCommand {
         }
         let (width, height) = (painter.width, painter.height)
         let around = [
-            ScreenRect(x: 0, y: 0, width: width, height: square.y),
-            ScreenRect(x: 0, y: square.y + square.height, width: width, height: height - square.y - square.height),
-            ScreenRect(x: 0, y: square.y, width: square.x, height: square.height),
-            ScreenRect(x: square.x + square.width, y: square.y, width: width - square.x - square.width, height: square.height),
+            PixelRect(x: 0, y: 0, width: width, height: square.y),
+            PixelRect(x: 0, y: square.y + square.height, width: width, height: height - square.y - square.height),
+            PixelRect(x: 0, y: square.y, width: square.x, height: square.height),
+            PixelRect(x: square.x + square.width, y: square.y, width: width - square.x - square.width, height: square.height),
         ].filter { $0.width > 0 && $0.height > 0 }
         var colour = 0, moving = false, step = 0
         while true {
@@ -79,7 +80,7 @@ struct ProbeCommand: ParsableCommand {
                         try painter.show(pictureFrom: rect.x + offset, rect.y, in: rect)
                     case .video:
                         for top in stride(from: rect.y, to: rect.y + rect.height, by: MotionKind.bandRows) {
-                            let band = ScreenRect(x: rect.x, y: top, width: rect.width, height: min(MotionKind.bandRows, rect.y + rect.height - top))
+                            let band = PixelRect(x: rect.x, y: top, width: rect.width, height: min(MotionKind.bandRows, rect.y + rect.height - top))
                             let shift = (top / MotionKind.bandRows) % 2 == 0 ? offset : width - offset
                             try painter.show(pictureFrom: rect.x + shift, top, in: band)
                         }
@@ -100,8 +101,8 @@ struct ProbeCommand: ParsableCommand {
         }
     }
 
-    static func square(width: Int, height: Int) -> ScreenRect {
-        ScreenRect(x: width / 2 - side / 2, y: height / 2 - side / 2, width: side, height: side)
+    static func square(width: Int, height: Int) -> PixelRect {
+        PixelRect(x: width / 2 - side / 2, y: height / 2 - side / 2, width: side, height: side)
     }
 
     /// Which of the two colours a (JPEG-decoded) pixel shows.

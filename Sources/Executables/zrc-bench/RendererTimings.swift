@@ -3,6 +3,7 @@ import ZRCChafa
 import ZRCFrames
 import ZRCTerminal
 import ZRCViewer
+import ZRCProtocol
 
 /// How long each terminal renderer takes to turn frames into terminal output for a terminal of
 /// `columns` × `rows` cells of 10 × 20 pixels: for the click changes measured by `latency`, and

@@ -3,6 +3,7 @@ import Foundation
 import ZRCFrames
 import ZRCX11
 import ZRCZlib
+import ZRCProtocol
 
 /// `zrc-bench screenshot`: how large and how slow a lossless PNG screenshot of a desktop is, with
 /// the zlib writer `zrc-ctl screenshot` uses, beside the raw RGB pixels (what the stored-block
@@ -35,7 +36,7 @@ struct ScreenshotSizeCommand: AsyncParsableCommand {
         // The screen once two captures a second apart agree (the terminal has drawn its text).
         var image = PixelBuffer(width: 1, height: 1)
         for _ in 0..<30 {
-            let capture = try capturer.capture(ScreenRect(x: 0, y: 0, width: parts[0], height: parts[1]))
+            let capture = try capturer.capture(PixelRect(x: 0, y: 0, width: parts[0], height: parts[1]))
             let next = PixelBuffer(width: capture.width, height: capture.height, bytesPerRow: capture.bytesPerRow, bytes: capture.pixels)
             if next == image { break }
             image = next

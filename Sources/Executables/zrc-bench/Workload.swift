@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import ZRCFrames
 import ZRCX11
+import ZRCProtocol
 
 /// What the test client draws while the host is measured.
 enum Workload: String, CaseIterable, ExpressibleByArgument {
@@ -76,18 +77,18 @@ enum Workload: String, CaseIterable, ExpressibleByArgument {
             for index in 0..<3 {
                 let x = (step * 97 + index * 131) % (painter.width - 8)
                 let y = (step * 31 + index * 71) % (painter.height - 14)
-                try painter.show(pictureFrom: (step * 13 + index * 8) % painter.width, y, in: ScreenRect(x: x, y: y, width: 8, height: 14))
+                try painter.show(pictureFrom: (step * 13 + index * 8) % painter.width, y, in: PixelRect(x: x, y: y, width: 8, height: 14))
             }
         case .motion:
             // Scrolling by a few pixels per update changes every pixel of the screen.
             let offset = (step * 5) % painter.width
-            try painter.show(pictureFrom: offset, 0, in: ScreenRect(x: 0, y: 0, width: painter.width, height: painter.height))
+            try painter.show(pictureFrom: offset, 0, in: PixelRect(x: 0, y: 0, width: painter.width, height: painter.height))
         case .video:
             let band = 4
             for y in stride(from: 0, to: painter.height, by: band) {
                 let shift = (step * 5) % painter.width
                 let offset = (y / band).isMultiple(of: 2) ? shift : painter.width - shift
-                try painter.show(pictureFrom: offset, y, in: ScreenRect(x: 0, y: y, width: painter.width, height: min(band, painter.height - y)))
+                try painter.show(pictureFrom: offset, y, in: PixelRect(x: 0, y: y, width: painter.width, height: min(band, painter.height - y)))
             }
         case .xtermTyping, .xtermScrolling, .windowMove:
             break  // driven by `drive(step:window:display:)`

@@ -6,6 +6,7 @@ import ZRCFrames
 import ZRCJPEG
 import ZRCStorage
 import ZRCZlib
+import ZRCProtocol
 
 struct ScreenshotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -74,7 +75,7 @@ struct ScreenshotCommand: AsyncParsableCommand {
             } else {
                 bytes = try frame.pixels.bytes.withUnsafeBytes { pixels in
                     try JPEGEncoder().encode(bgrx: pixels, bytesPerRow: frame.pixels.bytesPerRow,
-                                             region: PixelRegion(x: 0, y: 0, width: frame.pixels.width, height: frame.pixels.height),
+                                             region: PixelRect(x: 0, y: 0, width: frame.pixels.width, height: frame.pixels.height),
                                              quality: 100, subsampling: .yuv444)
                 }
             }

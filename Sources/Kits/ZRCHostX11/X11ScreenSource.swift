@@ -42,7 +42,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         let injector: InputInjector
         let cursor: CursorMonitor?
         /// The shared area in root-window coordinates.
-        let area: ScreenRect
+        let area: PixelRect
         let layout: MonitorLayout
     }
 
@@ -68,7 +68,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
 
     /// The area to share in `layout`: the whole screen, or the selected monitor's part of it
     /// (RandR monitors may extend past a screen that shrank).
-    private static func sharedArea(in layout: MonitorLayout, monitor: String?) throws -> ScreenRect {
+    private static func sharedArea(in layout: MonitorLayout, monitor: String?) throws -> PixelRect {
         var area = layout.screenRect
         if let monitor {
             let info = try layout.monitor(matching: monitor)
@@ -135,7 +135,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     /// Reads `rect` (shared-area coordinates) from the server straight into the framebuffer.
     private func read(_ rect: PixelRect) throws {
         let capturer = x11.capturer
-        let source = ScreenRect(x: x11.area.x + rect.x, y: x11.area.y + rect.y, width: rect.width, height: rect.height)
+        let source = PixelRect(x: x11.area.x + rect.x, y: x11.area.y + rect.y, width: rect.width, height: rect.height)
         let stride = framebuffer.bytesPerRow
         let offset = rect.y * stride + rect.x * PixelBuffer.bytesPerPixel
         try framebuffer.bytes.withUnsafeMutableBytes { raw in
@@ -301,7 +301,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
             try x11.injector.movePointer(x: point.x, y: point.y)
             try x11.injector.scroll(down: Int(vertical), right: Int(horizontal))
         case .key(let keysym, let pressed, let modifiers):
-            try x11.injector.key(keysym, pressed: pressed, modifiers: Self.x11Modifiers(modifiers))
+            try x11.injector.key(keysym, pressed: pressed, modifiers: modifiers)
         case .text(let text):
             try x11.injector.typeText(text)
         }
@@ -338,12 +338,4 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         }
     }
 
-    private static func x11Modifiers(_ modifiers: ZRCProtocol.KeyModifiers) -> ZRCX11.KeyModifiers {
-        var result: ZRCX11.KeyModifiers = []
-        if modifiers.contains(.shift) { result.insert(.shift) }
-        if modifiers.contains(.control) { result.insert(.control) }
-        if modifiers.contains(.alt) { result.insert(.alt) }
-        if modifiers.contains(.super) { result.insert(.super) }
-        return result
-    }
 }

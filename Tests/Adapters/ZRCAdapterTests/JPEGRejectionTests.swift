@@ -1,6 +1,7 @@
 import Testing
 import ZRCTestSupport
 import ZRCJPEG
+import ZRCProtocol
 
 /// Hostile and broken input: every case must end in a typed error, never a crash or a huge
 /// allocation, and the decoder must stay usable afterwards.
@@ -11,7 +12,7 @@ struct JPEGRejectionTests {
         let image = SyntheticImage.pattern(width: 48, height: 32)
         return try image.pixels.withUnsafeBytes {
             try JPEGEncoder().encode(bgrx: $0, bytesPerRow: image.bytesPerRow,
-                                     region: PixelRegion(x: 0, y: 0, width: 48, height: 32), quality: 80, subsampling: .yuv420)
+                                     region: PixelRect(x: 0, y: 0, width: 48, height: 32), quality: 80, subsampling: .yuv420)
         }
     }
 
@@ -100,21 +101,21 @@ struct JPEGRejectionTests {
 
     struct EncodeCase: Sendable, CustomTestStringConvertible {
         let name: String
-        let region: PixelRegion
+        let region: PixelRect
         let bytesPerRow: Int
         let quality: Int
         var testDescription: String { name }
     }
 
     @Test(arguments: [
-        EncodeCase(name: "quality 0", region: PixelRegion(x: 0, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 0),
-        EncodeCase(name: "quality 101", region: PixelRegion(x: 0, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 101),
-        EncodeCase(name: "empty region", region: PixelRegion(x: 0, y: 0, width: 0, height: 8), bytesPerRow: 64, quality: 80),
-        EncodeCase(name: "negative origin", region: PixelRegion(x: -1, y: 0, width: 4, height: 4), bytesPerRow: 64, quality: 80),
-        EncodeCase(name: "past the right edge", region: PixelRegion(x: 10, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 80),
-        EncodeCase(name: "past the bottom", region: PixelRegion(x: 0, y: 10, width: 8, height: 8), bytesPerRow: 64, quality: 80),
-        EncodeCase(name: "stride shorter than a row", region: PixelRegion(x: 0, y: 0, width: 16, height: 4), bytesPerRow: 60, quality: 80),
-        EncodeCase(name: "overflowing geometry", region: PixelRegion(x: Int.max - 2, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 80),
+        EncodeCase(name: "quality 0", region: PixelRect(x: 0, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 0),
+        EncodeCase(name: "quality 101", region: PixelRect(x: 0, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 101),
+        EncodeCase(name: "empty region", region: PixelRect(x: 0, y: 0, width: 0, height: 8), bytesPerRow: 64, quality: 80),
+        EncodeCase(name: "negative origin", region: PixelRect(x: -1, y: 0, width: 4, height: 4), bytesPerRow: 64, quality: 80),
+        EncodeCase(name: "past the right edge", region: PixelRect(x: 10, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 80),
+        EncodeCase(name: "past the bottom", region: PixelRect(x: 0, y: 10, width: 8, height: 8), bytesPerRow: 64, quality: 80),
+        EncodeCase(name: "stride shorter than a row", region: PixelRect(x: 0, y: 0, width: 16, height: 4), bytesPerRow: 60, quality: 80),
+        EncodeCase(name: "overflowing geometry", region: PixelRect(x: Int.max - 2, y: 0, width: 8, height: 8), bytesPerRow: 64, quality: 80),
     ])
     func encoderRefusesBadArguments(_ test: EncodeCase) throws {
         let pixels = [UInt8](repeating: 0x80, count: 64 * 16)  // 16×16 at 64 bytes per row

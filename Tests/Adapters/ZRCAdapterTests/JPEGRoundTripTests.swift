@@ -1,6 +1,7 @@
 import Testing
 import ZRCTestSupport
 import ZRCJPEG
+import ZRCProtocol
 
 @Suite("JPEG encode and decode round trips")
 struct JPEGRoundTripTests {
@@ -33,7 +34,7 @@ struct JPEGRoundTripTests {
         let encoder = try JPEGEncoder()
         let jpeg = try image.pixels.withUnsafeBytes { bytes in
             try encoder.encode(bgrx: bytes, bytesPerRow: image.bytesPerRow,
-                               region: PixelRegion(x: 0, y: 0, width: 200, height: 120),
+                               region: PixelRect(x: 0, y: 0, width: 200, height: 120),
                                quality: test.quality, subsampling: test.subsampling)
         }
         let decoded = try JPEGDecoder().decode(jpeg)
@@ -54,7 +55,7 @@ struct JPEGRoundTripTests {
         let noise = (0..<(64 * 48)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let junk = SyntheticImage.pattern(width: 64, height: 48) { x, y in fill == 0x5A ? noise[y * 64 + x] : fill }
         let encoder = try JPEGEncoder()
-        let region = PixelRegion(x: 0, y: 0, width: 64, height: 48)
+        let region = PixelRect(x: 0, y: 0, width: 64, height: 48)
         let a = try zero.pixels.withUnsafeBytes {
             try encoder.encode(bgrx: $0, bytesPerRow: zero.bytesPerRow, region: region, quality: 85, subsampling: .yuv420)
         }
@@ -67,12 +68,12 @@ struct JPEGRoundTripTests {
     /// A region read in place from a padded framebuffer encodes exactly like the same pixels
     /// copied out into a packed buffer: the stride and offset are honoured, nothing else is read.
     @Test(arguments: [
-        PixelRegion(x: 0, y: 0, width: 100, height: 60),
-        PixelRegion(x: 13, y: 7, width: 33, height: 21),
-        PixelRegion(x: 99, y: 59, width: 1, height: 1),
-        PixelRegion(x: 36, y: 0, width: 64, height: 60),
+        PixelRect(x: 0, y: 0, width: 100, height: 60),
+        PixelRect(x: 13, y: 7, width: 33, height: 21),
+        PixelRect(x: 99, y: 59, width: 1, height: 1),
+        PixelRect(x: 36, y: 0, width: 64, height: 60),
     ])
-    func regionWithStrideMatchesPackedCopy(_ region: PixelRegion) throws {
+    func regionWithStrideMatchesPackedCopy(_ region: PixelRect) throws {
         let frame = SyntheticImage.pattern(width: 100, height: 60, rowPadding: 24)
         var packed: [UInt8] = []
         for row in region.y..<(region.y + region.height) {
@@ -87,7 +88,7 @@ struct JPEGRoundTripTests {
         }
         let fromCopy = try packed.withUnsafeBytes {
             try encoder.encode(bgrx: $0, bytesPerRow: region.width * 4,
-                               region: PixelRegion(x: 0, y: 0, width: region.width, height: region.height),
+                               region: PixelRect(x: 0, y: 0, width: region.width, height: region.height),
                                quality: 90, subsampling: .yuv444)
         }
         #expect(inPlace == fromCopy)
@@ -103,7 +104,7 @@ struct JPEGRoundTripTests {
         for (width, height) in [(16, 16), (300, 200), (8, 8), (120, 90), (300, 200)] {
             try frame.pixels.withUnsafeBytes {
                 try encoder.encode(bgrx: $0, bytesPerRow: frame.bytesPerRow,
-                                   region: PixelRegion(x: 0, y: 0, width: width, height: height),
+                                   region: PixelRect(x: 0, y: 0, width: width, height: height),
                                    quality: 75, subsampling: .yuv420, into: &output)
             }
             let info = try output.withUnsafeBytes { try decoder.readHeader($0) }
@@ -116,7 +117,7 @@ struct JPEGRoundTripTests {
         let image = SyntheticImage.pattern(width: 40, height: 30)
         let jpeg = try image.pixels.withUnsafeBytes {
             try JPEGEncoder().encode(bgrx: $0, bytesPerRow: image.bytesPerRow,
-                                     region: PixelRegion(x: 0, y: 0, width: 40, height: 30), quality: 100, subsampling: .yuv444)
+                                     region: PixelRect(x: 0, y: 0, width: 40, height: 30), quality: 100, subsampling: .yuv444)
         }
         let stride = 40 * 4 + 12
         var target = [UInt8](repeating: 0xAB, count: stride * 30)

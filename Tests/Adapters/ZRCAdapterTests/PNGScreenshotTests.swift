@@ -5,6 +5,7 @@ import ZRCTestSupport
 import ZRCX11
 import ZRCXTestSupport
 import ZRCZlib
+import ZRCProtocol
 
 /// PNG screenshots through zlib: exact (read back by an independent decoder, netpbm's pngtopnm),
 /// and small on a real desktop.
@@ -24,7 +25,7 @@ import ZRCZlib
         let deadline = ContinuousClock.now + .seconds(20)
         var previous: PixelBuffer?
         while ContinuousClock.now < deadline {
-            let capture = try capturer.capture(ScreenRect(x: 0, y: 0, width: 1280, height: 800))
+            let capture = try capturer.capture(PixelRect(x: 0, y: 0, width: 1280, height: 800))
             let image = PixelBuffer(width: capture.width, height: capture.height, bytesPerRow: capture.bytesPerRow, bytes: capture.pixels)
             var dark = 0
             for y in stride(from: 60, to: 500, by: 1) {

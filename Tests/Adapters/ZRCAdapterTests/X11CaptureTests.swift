@@ -2,6 +2,7 @@ import ZRCTestSupport
 import Foundation
 import Testing
 import ZRCX11
+import ZRCProtocol
 
 /// Against the real Xvfb of Tools/with-test-services.sh. Serialized: the tests repaint the shared
 /// root window.
@@ -29,15 +30,15 @@ struct X11CaptureTests {
     }
 
     static let rects = [
-        ScreenRect(x: 0, y: 0, width: 1280, height: 800),
-        ScreenRect(x: 3, y: 5, width: 37, height: 19),
-        ScreenRect(x: 1279, y: 799, width: 1, height: 1),
-        ScreenRect(x: 640, y: 0, width: 640, height: 1),
-        ScreenRect(x: 17, y: 400, width: 64, height: 64),
+        PixelRect(x: 0, y: 0, width: 1280, height: 800),
+        PixelRect(x: 3, y: 5, width: 37, height: 19),
+        PixelRect(x: 1279, y: 799, width: 1, height: 1),
+        PixelRect(x: 640, y: 0, width: 640, height: 1),
+        PixelRect(x: 17, y: 400, width: 64, height: 64),
     ]
 
     @Test(arguments: [true, false], rects)
-    func capturesKnownPixelsExactly(useSharedMemory: Bool, rect: ScreenRect) async throws {
+    func capturesKnownPixelsExactly(useSharedMemory: Bool, rect: PixelRect) async throws {
         _ = try TestDisplay.require()
         // Connect before painting: Xvfb resets (and repaints its root black) when its last client
         // disconnects, which would otherwise happen the moment xsetroot exits.
@@ -68,7 +69,7 @@ struct X11CaptureTests {
         let capturer = try ScreenCapturer(connection: try X11Connection(), useSharedMemory: useSharedMemory)
         let pattern = RootPattern.make(seed: 11)  // painted after connecting; see capturesKnownPixelsExactly
         try await pattern.paint()
-        let rect = ScreenRect(x: 101, y: 33, width: 50, height: 20)
+        let rect = PixelRect(x: 101, y: 33, width: 50, height: 20)
         let stride = 50 * 4 + 36
         var buffer = [UInt8](repeating: 0xC3, count: stride * 20)
         try buffer.withUnsafeMutableBytes { try capturer.capture(rect, into: $0, bytesPerRow: stride) }
@@ -82,13 +83,13 @@ struct X11CaptureTests {
     }
 
     @Test(arguments: [
-        ScreenRect(x: 0, y: 0, width: 0, height: 10),
-        ScreenRect(x: -1, y: 0, width: 10, height: 10),
-        ScreenRect(x: 1275, y: 0, width: 10, height: 10),
-        ScreenRect(x: 0, y: 0, width: 1281, height: 800),
-        ScreenRect(x: 0, y: Int.max, width: 10, height: 10),
+        PixelRect(x: 0, y: 0, width: 0, height: 10),
+        PixelRect(x: -1, y: 0, width: 10, height: 10),
+        PixelRect(x: 1275, y: 0, width: 10, height: 10),
+        PixelRect(x: 0, y: 0, width: 1281, height: 800),
+        PixelRect(x: 0, y: Int.max, width: 10, height: 10),
     ])
-    func refusesRectanglesOutsideTheScreen(_ rect: ScreenRect) throws {
+    func refusesRectanglesOutsideTheScreen(_ rect: PixelRect) throws {
         _ = try TestDisplay.require()
         let capturer = try ScreenCapturer(connection: try X11Connection())
         let error = #expect(throws: X11Error.self) { try capturer.capture(rect) }

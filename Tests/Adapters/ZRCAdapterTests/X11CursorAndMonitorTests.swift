@@ -1,6 +1,7 @@
 import Testing
 import ZRCXTestSupport
 import ZRCX11
+import ZRCProtocol
 
 /// XFIXES cursor and RandR monitors, on private Xvfb servers (resizing the shared display would
 /// break the capture tests).
@@ -46,7 +47,7 @@ struct X11CursorAndMonitorTests {
 
     @Test func withoutMonitorsTheWholeScreenIsMonitorZero() throws {
         let layout = MonitorLayout(screenWidth: 800, screenHeight: 600, monitors: [])
-        #expect(layout.monitors == [MonitorInfo(name: "screen", index: 0, isPrimary: true, rect: ScreenRect(x: 0, y: 0, width: 800, height: 600))])
+        #expect(layout.monitors == [MonitorInfo(name: "screen", index: 0, isPrimary: true, rect: PixelRect(x: 0, y: 0, width: 800, height: 600))])
         #expect(try layout.monitor(matching: "screen") == layout.monitors[0])
     }
 
@@ -62,7 +63,7 @@ struct X11CursorAndMonitorTests {
         let after = try MonitorLayout.read(from: connection)
         #expect(after != before)
         #expect(after.screenWidth == 800 && after.screenHeight == 600, "\(after)")
-        #expect(after.monitors.map(\.rect) == [ScreenRect(x: 0, y: 0, width: 800, height: 600)], "\(after.monitors)")
+        #expect(after.monitors.map(\.rect) == [PixelRect(x: 0, y: 0, width: 800, height: 600)], "\(after.monitors)")
         // The connection itself survives; its setup-time size is what is stale.
         #expect(connection.screen.width == 1024)
     }

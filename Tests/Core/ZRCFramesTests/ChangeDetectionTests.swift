@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 import ZRCFrames
+import ZRCProtocol
 
 @Suite struct ChangeDetectionTests {
     /// A deterministic busy image so neighbouring tiles differ.

@@ -1,5 +1,6 @@
 import Testing
 import ZRCFrames
+import ZRCProtocol
 
 @Suite struct DamageLedgerTests {
     let first = ScreenViewer(id: 1), second = ScreenViewer(id: 2)

@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 import ZRCFrames
+import ZRCProtocol
 
 @Suite struct LosslessPixelsTests {
     /// An image drawn from `colours` distinct colours, in runs, as text and UI are.

@@ -60,10 +60,10 @@ import ZRCProtocol
             #expect(await session.pollFrame() == nil)
         } else {
             // No rect encoding at all (like `zrc-ctl ping`): it asked for no screen.
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             #expect(await session.pollFrame() == nil)
         }
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         let shapes = await session.cursorShapesReceived
         if announced.contains(.cursorShape), canShowPictures {
             #expect(shapes > 0, "the pointer's shape comes to a controller that draws it")

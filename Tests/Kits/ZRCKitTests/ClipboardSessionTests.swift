@@ -44,7 +44,7 @@ import ZRCProtocol
     func controllingAndWatching(_ harness: HostHarness) async throws -> (ControllerSession, ControllerSession) {
         let (first, second) = try await harness.pairTwoControllers(capabilities: Self.viewer)
         let controlling = try await first.connect(to: "desk")
-        _ = try await controlling.ping()  // its hello has been handled: it holds control
+        _ = try await controlling.ping(timeout: .seconds(60))  // its hello has been handled: it holds control
         let watching = try await second.connect(to: "desk")
         #expect(watching.granted.contains(.viewOnly))
         return (controlling, watching)
@@ -78,7 +78,7 @@ import ZRCProtocol
             let (controlling, watching) = try await controllingAndWatching(harness)
 
             try await controlling.send(.clipboard(.text("from the controller ✓")))
-            _ = try await controlling.ping()
+            _ = try await controlling.ping(timeout: .seconds(60))
             #expect(await clipboard.contents[.clipboard] == .text("from the controller ✓"))
             try await controlling.send(.clipboardRequest(.clipboard))
             #expect(await next(controlling, where: Self.isClipboard) == .clipboard(.text("from the controller ✓")))
@@ -92,7 +92,7 @@ import ZRCProtocol
             #expect(await clipboard.contents[.clipboard] == .text("from the controller ✓"))
             await clipboard.hostCopied("copied on the host")
             #expect(await next(controlling, where: Self.isClipboard) == .clipboard(.text("copied on the host")))
-            _ = try await watching.ping()
+            _ = try await watching.ping(timeout: .seconds(60))
             await watching.close()
             let rest = await collectMessages(watching)
             #expect(!rest.contains(where: Self.isClipboard), "the watcher got clipboard content: \(rest)")
@@ -139,7 +139,7 @@ import ZRCProtocol
         try await harness.stoppingAfter {
             let (first, _) = try await harness.pairTwoControllers(capabilities: [.rawRects, .solidRects])
             let session = try await first.connect(to: "desk")
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             await clipboard.hostCopied("not pushed")
             try await session.send(.clipboardRequest(.clipboard))
             // The answer to the request is the first clipboard message: no push came before it.
@@ -164,7 +164,7 @@ import ZRCProtocol
             // PRIMARY is not shared by default.
             try await session.send(.clipboardRequest(.primary))
             #expect(await next(session, where: Self.notice(.clipboardUnavailable)) != nil)
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             #expect(await clipboard.contents.isEmpty)
             await session.close()
         }

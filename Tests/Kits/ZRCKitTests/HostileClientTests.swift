@@ -51,7 +51,7 @@ import ZRCProtocol
             #expect(closedByHost, "the host must close the connection itself")
             #expect(await harness.log.waitFor(hostile.logged), "log: \(harness.log.all.joined(separator: "\n"))")
 
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             #expect(await session.end == nil)
             await session.close()
         }

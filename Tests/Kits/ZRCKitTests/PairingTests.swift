@@ -20,7 +20,7 @@ import ZRCStorage
             #expect(authorized?.name == "laptop")
 
             let session = try await controller.connect(to: "desk")
-            let rtt = try await session.ping()
+            let rtt = try await session.ping(timeout: .seconds(60))
             #expect(rtt > .zero, "the host answered the ping")
             #expect(session.hostName == "test-host")
             await session.close()

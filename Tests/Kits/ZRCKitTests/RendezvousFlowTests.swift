@@ -55,7 +55,7 @@ import ZRCReach
             try await rig.pair(controller)
             let session = try await controller.connect(to: "desk")
             #expect(session.path == .iceDirect(local: .host, remote: .host, remoteEndpoint: "10.0.0.1:5000"))
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             await session.close()
             // Both sides' PseudoTCP runs in the conversation the offer's secret nonce names.
             let made = rig.hostIce.agentSettings

@@ -124,7 +124,7 @@ import ZRCProtocol
                                         .key(keysym: 0x61, pressed: true, modifiers: [.shift]), .text("héllo ✓")]
             let session = try await controller.connect(to: "desk")
             for event in events { try await session.send(.input(event)) }
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             #expect(screen.injected == events)
             await session.close()
             _ = await session.waitUntilEnded()

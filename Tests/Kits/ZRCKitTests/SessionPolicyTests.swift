@@ -28,7 +28,7 @@ import NIOCore
             let watching = try await second.connect(to: "desk")
             #expect(watching.granted.contains(.viewOnly))
 
-            _ = try await watching.ping()  // a keepalive round trip, so the listing has an RTT
+            _ = try await watching.ping(timeout: .seconds(60))  // a keepalive round trip, so the listing has an RTT
             try await Task.sleep(for: .milliseconds(700))
             guard case .sessions(let sessions) = try await harness.request(.listSessions) else { throw HarnessError("no list") }
             #expect(sessions.map(\.controllerName) == ["first", "second"])
@@ -60,11 +60,11 @@ import NIOCore
         try await harness.stoppingAfter {
             let (first, second) = try await harness.pairTwoControllers()
             let viewer = try await first.connect(to: "desk")
-            _ = try await viewer.ping()  // its hello has been handled: it holds control
+            _ = try await viewer.ping(timeout: .seconds(60))  // its hello has been handled: it holds control
             let script = try await first.connect(to: "desk")
             #expect(!script.granted.contains(.viewOnly), "the controller in control is not refused or demoted")
             try await script.send(.input(.pointerMove(x: 7, y: 9)))
-            _ = try await script.ping()
+            _ = try await script.ping(timeout: .seconds(60))
             #expect(screen.injected == [.pointerMove(x: 7, y: 9)], "the second session's input is injected")
             let error = await #expect(throws: ControllerError.self) { try await second.connect(to: "desk") }
             #expect(error?.kind == .rejected(.refusedByPolicy), "another controller is still refused")

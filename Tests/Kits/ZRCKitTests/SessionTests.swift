@@ -15,7 +15,7 @@ import ZRCStorage
             let (controller, _) = harness.controller(name: "laptop")
             _ = try await harness.pair(controller, name: "desk")
             let session = try await controller.connect(to: "desk")
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
 
             let response = try await harness.request(.revokeController(name: "laptop"))
             #expect(response == .revoked(name: "laptop", endedSessions: 1))

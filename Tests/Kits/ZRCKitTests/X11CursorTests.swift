@@ -127,9 +127,9 @@ import ZRCXTestSupport
         #expect(await session.cursorShapesReceived >= shapesBefore + 4, "every frame of an animated cursor is a shape")
 
         try client.hide()
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         try client.show()
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         let end = await session.end
         #expect(end == nil, "the session is still open: \(String(describing: end))")
         await session.close()
@@ -149,7 +149,7 @@ import ZRCXTestSupport
         #expect(await Self.cursor(session) { !$0.visible } != nil, "xterm's hidden pointer is hidden on the controller")
         try await setup.server.run("xdotool", ["mousemove", "80", "70"])
         #expect(await Self.cursor(session) { $0.visible && $0.x == 80 } != nil, "and shows again when the pointer moves")
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         let end = await session.end
         #expect(end == nil, "the session is still open: \(String(describing: end))")
         await session.close()

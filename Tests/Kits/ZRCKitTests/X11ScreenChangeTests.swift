@@ -24,14 +24,14 @@ import ZRCXTestSupport
         let shrunk = await Self.frame(session) { $0.pixels.width == 1024 && $0.pixels.height == 700 }
         #expect(shrunk != nil, "the controller's picture takes the smaller size")
         let painter = try X11Painter(displayName: setup.server.display)
-        try painter.fill(ScreenRect(x: 1000, y: 680, width: 24, height: 20), rgb: 0xFF0000)
+        try painter.fill(PixelRect(x: 1000, y: 680, width: 24, height: 20), rgb: 0xFF0000)
         try painter.sync()
         #expect(await Self.frame(session) { $0.pixels.width == 1024 && Self.isRed($0.pixels.pixel(x: 1010, y: 690)) } != nil,
                 "changes at the new screen's edge still arrive")
 
         try await setup.server.run("xrandr", ["--output", "screen", "--auto", "--fb", "1280x800"])
         #expect(await Self.frame(session) { $0.pixels.width == 1280 && $0.pixels.height == 800 } != nil, "and the larger one again")
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         let end = await session.end
         #expect(end == nil, "the session is still open: \(String(describing: end))")
         await session.close()
@@ -54,12 +54,12 @@ import ZRCXTestSupport
                                  (-500, 900, PointerPosition(x: 640, y: 799)),
                                  (5000, -3, PointerPosition(x: 1279, y: 0))] {
             try await session.send(.input(.pointerMove(x: x, y: y)))
-            _ = try await session.ping()
+            _ = try await session.ping(timeout: .seconds(60))
             #expect(try cursor.pointerPosition() == expected, "pointer move to \(x),\(y)")
         }
         try await session.send(.input(.button(1, pressed: true, x: -100, y: 10)))
         try await session.send(.input(.button(1, pressed: false, x: -100, y: 10)))
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         #expect(try cursor.pointerPosition() == PointerPosition(x: 640, y: 10), "a click outside lands on the area's edge")
 
         // The pointer on the unshared monitor is not streamed: the controller sees it hidden.

@@ -72,7 +72,7 @@ import ZRCXTestSupport
     }
 
     static func show(_ painter: X11Painter, offset: Int) throws {
-        try painter.show(pictureFrom: offset, 0, in: ScreenRect(x: 0, y: 0, width: width, height: height))
+        try painter.show(pictureFrom: offset, 0, in: PixelRect(x: 0, y: 0, width: width, height: height))
         try painter.sync()
     }
 
@@ -84,7 +84,7 @@ import ZRCXTestSupport
 
     static func showBands(_ painter: X11Painter, offset: Int) throws {
         for top in stride(from: 0, to: height, by: 16) {
-            try painter.show(pictureFrom: bandOffset(top, offset), top, in: ScreenRect(x: 0, y: top, width: width, height: 16))
+            try painter.show(pictureFrom: bandOffset(top, offset), top, in: PixelRect(x: 0, y: top, width: width, height: 16))
         }
         try painter.sync()
     }
@@ -160,7 +160,7 @@ import ZRCXTestSupport
         _ = try #require(await Self.frame(session) { $0.pixels == Self.screen(atOffset: 0) })
         let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
 
-        try painter.fill(ScreenRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
+        try painter.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
         try painter.sync()
         var expected = Self.screen(atOffset: 0)
         expected.fill(PixelRect(x: 70, y: 70, width: 10, height: 10), rgb: 0xFF0000)
@@ -183,7 +183,7 @@ import ZRCXTestSupport
         let session = try await setup.controller.connect(to: "desk")
         func send(_ events: [InputEvent]) async throws -> [TestXClient.Event] {
             for event in events { try await session.send(.input(event)) }
-            _ = try await session.ping()  // the host has handled everything sent before the ping
+            _ = try await session.ping(timeout: .seconds(60))  // the host has handled everything sent before the ping
             return client.takeEvents()
         }
 
@@ -221,7 +221,7 @@ import ZRCXTestSupport
         #expect(watcher.granted.contains(.viewOnly))
         try await watcher.send(.input(.pointerMove(x: 300, y: 300)))
         #expect(await SessionWaits.inputRefused(watcher))
-        _ = try await session.ping()
+        _ = try await session.ping(timeout: .seconds(60))
         #expect(client.takeEvents().isEmpty, "nothing from the view-only session reached the X client")
         await watcher.close()
         await session.close()

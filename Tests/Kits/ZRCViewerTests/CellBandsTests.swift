@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 import ZRCFrames
 import ZRCViewer
+import ZRCProtocol
 
 @Suite struct CellBandsTests {
     static let area = TerminalArea(column: 0, row: 0, columns: 100, rows: 40, cellWidth: 10, cellHeight: 20)

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import ZRCFrames
 import ZRCViewer
+import ZRCProtocol
 
 /// The kitty graphics protocol output, checked command by command.
 @Suite struct KittyRendererTests {

@@ -1,6 +1,7 @@
 import Testing
 import ZRCControllerKit
 import ZRCFrames
+import ZRCProtocol
 
 /// The session's newest-only push channel to its viewer.
 @Suite struct ViewerFeedTests {

@@ -1,4 +1,5 @@
 public import ZRCFrames
+public import ZRCProtocol
 
 /// Which rows of cells a renderer has to draw again for a set of changed local rectangles: the
 /// rows they touch, widened to whole groups of `granule` rows (sixel images go in bands of 6

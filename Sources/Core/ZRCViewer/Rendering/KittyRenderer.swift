@@ -1,5 +1,6 @@
 internal import ExtrasBase64
 public import ZRCFrames
+public import ZRCProtocol
 
 /// Writes pixels where a kitty-protocol terminal on this machine can read them (a POSIX
 /// shared-memory object) and returns the object's name; the terminal unlinks it after reading.

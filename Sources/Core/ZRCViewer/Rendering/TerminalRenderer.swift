@@ -1,4 +1,5 @@
 public import ZRCFrames
+public import ZRCProtocol
 
 /// Where the viewer draws: a block of whole cells, and how many local pixels make one cell.
 ///

@@ -1,4 +1,5 @@
 import ZRCFrames
+import ZRCProtocol
 
 /// One rectangle of an RFB update, read and decompressed off the socket but not yet drawn: the
 /// reader thread reads a whole update first, then draws it under the picture's lock, so the

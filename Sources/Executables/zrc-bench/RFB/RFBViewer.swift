@@ -3,6 +3,7 @@ import Synchronization
 import ZRCCommandSupport
 import ZRCFrames
 import ZRCNetworking
+import ZRCProtocol
 
 /// The benchmark's VNC viewer: RFB 3.8 with security type None, a 32-bit BGRX pixel format, and
 /// the classic request loop (the next incremental FramebufferUpdateRequest goes out once an update

@@ -1,5 +1,6 @@
 import ZRCFrames
 import ZRCZlib
+import ZRCProtocol
 
 /// RFB's Tight encoding (7) for a 32-bit, depth-24 true-colour pixel format: fill, JPEG, and the
 /// basic compression with its copy, palette and gradient filters over four zlib streams.

@@ -1,5 +1,6 @@
 import ZRCFrames
 import ZRCZlib
+import ZRCProtocol
 
 /// RFB's ZRLE encoding (16) for a 32-bit, depth-24, little-endian true-colour pixel format: one
 /// zlib stream per connection carrying 64×64 tiles, each raw, solid, a packed palette, plain RLE or

@@ -1,3 +1,4 @@
+/// The one rectangle type of ZRC (screens, captures, buffers, pictures): pixels from the top-left corner.
 /// An axis-aligned rectangle of pixels; empty when either side is zero.
 public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     public var x: Int

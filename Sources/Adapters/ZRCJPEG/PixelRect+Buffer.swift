@@ -1,19 +1,7 @@
-/// A rectangle of pixels inside a larger buffer, in pixels from the buffer's top-left corner.
-public struct PixelRegion: Sendable, Hashable, CustomStringConvertible {
-    public var x: Int
-    public var y: Int
-    public var width: Int
-    public var height: Int
+import ZRCProtocol
 
-    public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    public var description: String { "\(width)x\(height) at \(x),\(y)" }
-
+/// A rectangle read from (or written to) a 4-byte-per-pixel buffer.
+extension PixelRect {
     /// Why this region cannot be read from (or written to) a 4-byte-per-pixel buffer of `byteCount`
     /// bytes with `bytesPerRow` bytes per row, or nil when it fits. Every product is computed with
     /// overflow checks, so hostile geometry yields a message instead of a trap.
