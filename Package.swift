@@ -79,31 +79,33 @@ let package = Package(
 
         // Adapters: each hides one C library behind Swift types.
         .target(name: "ZRCSodium", dependencies: ["ZRCProtocol", "CSodium"]),
-        .target(name: "ZRCKeyStore", dependencies: ["ZRCProtocol", "CSecret", logging]),
+        .target(name: "ZRCKeyStore", dependencies: ["ZRCSystem", "ZRCProtocol", "CSecret", logging]),
         .target(name: "ZRCJPEG", dependencies: ["CTurboJPEG", "ZRCProtocol"]),
         // zstd streams for lossless rectangles: one context per session, each chunk flushed.
         .target(name: "ZRCZstd", dependencies: ["CZstd"]),
         // zlib: deflate for PNG screenshots; inflate streams for the benchmark's RFB client.
         .target(name: "ZRCZlib", dependencies: ["CZlib"]),
         .target(name: "ZRCMemory", dependencies: ["CMalloc"]),
+        // POSIX calls: EINTR retried in one place, errors naming the failing call and errno.
+        .target(name: "ZRCSystem"),
         // ICE links (libnice + PseudoTCP through CReach) as byte streams for the record layer.
         .target(name: "ZRCIce", dependencies: ["CReach", "ZRCProtocol", "ZRCReach"]),
         // LAN discovery (Avahi through CReach): publishing and browsing `_zrc._tcp`.
         .target(name: "ZRCDiscovery", dependencies: ["CReach", "ZRCProtocol", "ZRCReach"]),
         // The rendezvous broker's MQTT client (libmosquitto).
-        .target(name: "ZRCMQTT", dependencies: ["CMosquitto", "ZRCReach", "ZRCProtocol"]),
-        .target(name: "ZRCX11", dependencies: ["CXCB", "ZRCProtocol", logging]),
+        .target(name: "ZRCMQTT", dependencies: ["ZRCSystem", "CMosquitto", "ZRCReach", "ZRCProtocol"]),
+        .target(name: "ZRCX11", dependencies: ["ZRCSystem", "CXCB", "ZRCProtocol", logging]),
         // libchafa's sixel and symbol output as the viewer's renderers.
         .target(name: "ZRCChafa", dependencies: ["CChafa", "ZRCViewer", "ZRCFrames"]),
         // The controlling terminal (POSIX, no C library of its own): raw mode, size, input and
         // output threads, signals, shared memory for kitty images.
-        .target(name: "ZRCTerminal", dependencies: ["ZRCViewer"]),
+        .target(name: "ZRCTerminal", dependencies: ["ZRCSystem", "ZRCViewer"]),
 
         // Files users touch: JSON trust stores and config, XDG paths, atomic writes.
-        .target(name: "ZRCStorage", dependencies: ["ZRCProtocol", logging]),
+        .target(name: "ZRCStorage", dependencies: ["ZRCSystem", "ZRCProtocol", logging]),
 
         // Kits: wire the protocol core to real I/O.
-        .target(name: "ZRCNetworking", dependencies: ["ZRCProtocol", logging] + nio),
+        .target(name: "ZRCNetworking", dependencies: ["ZRCSystem", "ZRCProtocol", logging] + nio),
         .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
         .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
         // The terminal viewer's pure logic: terminal input and replies, viewport mapping, scaling,
@@ -129,7 +131,7 @@ let package = Package(
         // Executables: the only place adapters are chosen and wired together (shared wiring in
         // ZRCCommandSupport, used by the executables alone).
         .target(name: "ZRCCommandSupport",
-                dependencies: ["ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT", "ZRCDiscovery",
+                dependencies: ["ZRCSystem", "ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT", "ZRCDiscovery",
                                "ZRCNetworking", "ZRCReach", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging]),
         .executableTarget(
             name: "zrc-host",
@@ -137,13 +139,13 @@ let package = Package(
                            "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
         .executableTarget(
             name: "zrc-ctl",
-            dependencies: ["ZRCControllerKit", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
+            dependencies: ["ZRCSystem", "ZRCControllerKit", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
                            "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging]),
 
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
         .executableTarget(
             name: "zrc-bench",
-            dependencies: ["ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
+            dependencies: ["ZRCSystem", "ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
                            "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", argumentParser,
                            logging]),
 
@@ -190,7 +192,7 @@ let layers: [String: [String]] = [
              "ZRCProtocolTests", "ZRCFramesTests", "ZRCHostCoreTests"],
     "C": ["CAvahi", "CAvahiClient", "CChafa", "CMalloc", "CMosquitto", "CNetfilterQueue", "CNice", "CReach", "CSecret", "CSodium",
           "CTurboJPEG", "CXCB", "CZlib", "CZstd"],
-    "Adapters": ["ZRCSodium", "ZRCKeyStore", "ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCMemory", "ZRCIce", "ZRCDiscovery", "ZRCMQTT", "ZRCX11",
+    "Adapters": ["ZRCSystem", "ZRCSodium", "ZRCKeyStore", "ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCMemory", "ZRCIce", "ZRCDiscovery", "ZRCMQTT", "ZRCX11",
                  "ZRCChafa", "ZRCTerminal", "ZRCStorage",
                  "ZRCSodiumTests", "ZRCKeyStoreTests", "ZRCStorageTests", "ZRCAdapterTests"],
     "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",

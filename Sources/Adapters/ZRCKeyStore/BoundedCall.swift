@@ -6,6 +6,7 @@ import Darwin
 internal import CSecret
 import Dispatch
 import Synchronization
+import ZRCSystem
 
 /// Runs one keyring operation on a thread of its own and waits for it at most `timeout`.
 ///
@@ -90,7 +91,7 @@ enum BoundedCall {
             guard status == 0 else {
                 Unmanaged<Job>.fromOpaque(context).release()
                 throw KeyStoreError(
-                    .ioFailure, "Failed \(action): cannot start a thread (\(String(cString: strerror(status)))).")
+                    .ioFailure, "Failed \(action): cannot start a thread (\(SystemCall.describe(status))).")
             }
             pthread_detach(thread)
         }

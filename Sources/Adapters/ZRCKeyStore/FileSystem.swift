@@ -3,12 +3,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ZRCSystem
 
 /// The POSIX calls behind `FileKeyStore`, each checked where it returns and turned into a
 /// `KeyStoreError` that names the call and the path.
 enum FileSystem {
     static func failure(_ call: String, _ path: String, code: Int32 = errno) -> KeyStoreError {
-        let reason = String(cString: strerror(code))
+        let reason = SystemCall.describe(code)
         let kind: KeyStoreError.Kind = code == EACCES || code == EPERM ? .insecurePermissions : .ioFailure
         let hint = kind == .insecurePermissions ? " Check the owner and mode of the path and its directory." : ""
         return KeyStoreError(kind, "\(call)(\(path)) failed: \(reason).\(hint)")

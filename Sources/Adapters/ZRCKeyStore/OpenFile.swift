@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ZRCSystem
 
 /// One open file descriptor of `FileKeyStore`, closed exactly once.
 final class OpenFile {
@@ -26,12 +27,11 @@ final class OpenFile {
     func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) throws(KeyStoreError) {
         var offset = 0
         while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw FileSystem.failure("write", path)
+            do {
+                offset += try SystemCall.retrying("write") { write(descriptor, bytes.baseAddress! + offset, bytes.count - offset) }
+            } catch {
+                throw FileSystem.failure("write", path, code: error.errno)
             }
-            offset += written
         }
     }
 
@@ -57,11 +57,12 @@ final class OpenFile {
                 throw KeyStoreError(
                     .corrupt, "The key file \(path) is larger than \(maximumSize) bytes, so it is not a key file.")
             }
-            let count = read(descriptor, buffer.storage.baseAddress! + buffer.count, buffer.storage.count - buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
+            let count: Int
+            do {
+                count = try SystemCall.retrying("read") { read(descriptor, buffer.storage.baseAddress! + buffer.count, buffer.storage.count - buffer.count) }
+            } catch {
                 buffer.wipe()
-                throw FileSystem.failure("read", path)
+                throw FileSystem.failure("read", path, code: error.errno)
             }
             if count == 0 { return buffer }
             buffer.count += count

@@ -2,6 +2,7 @@ internal import CMosquitto
 import Foundation
 import ZRCReach
 import ZRCProtocol
+import ZRCSystem
 
 /// What libmosquitto's network thread calls: connection state, messages, acknowledgements, and
 /// its log (where a refused TLS certificate shows).
@@ -76,7 +77,7 @@ extension MosquittoClient {
     }
 
     static func describe(_ code: Int32) -> String {
-        code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
+        code == MOSQ_ERR_ERRNO.rawValue ? SystemCall.describe(errno) : String(cString: mosquitto_strerror(code))
     }
 }
 

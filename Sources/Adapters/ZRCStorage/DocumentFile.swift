@@ -2,6 +2,7 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ZRCSystem
 
 /// Loads and saves one JSON document with the rules every ZRC file follows: validated on load
 /// with errors naming file and field, refused when other users may write it, written atomically
@@ -42,8 +43,10 @@ public enum DocumentFile {
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lock >= 0 else { throw PrivateFile.ioError(lockPath, "cannot open the lock file") }
         defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw PrivateFile.ioError(lockPath, "cannot lock") }
+        do {
+            try SystemCall.retrying("flock") { flock(lock, LOCK_EX) }
+        } catch {
+            throw PrivateFile.ioError(lockPath, "cannot lock", code: error.errno)
         }
         let before = try load(T.self, from: file)
         var document = before ?? empty()

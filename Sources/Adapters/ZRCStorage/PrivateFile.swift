@@ -2,6 +2,7 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ZRCSystem
 
 /// Reads and writes files that only their owner may access.
 ///
@@ -69,10 +70,11 @@ public enum PrivateFile {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ioError(path, "read failed")
+            let n: Int
+            do {
+                n = try SystemCall.retrying("read") { bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) } }
+            } catch {
+                throw ioError(path, "read failed", code: error.errno)
             }
             if n == 0 { break }
             offset += n
@@ -102,12 +104,11 @@ public enum PrivateFile {
             defer { close(fd) }
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ioError(tempPath, "write failed")
+                do {
+                    offset += try SystemCall.retrying("write") { bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) } }
+                } catch {
+                    throw ioError(tempPath, "write failed", code: error.errno)
                 }
-                offset += n
             }
             guard fsync(fd) == 0 else { throw ioError(tempPath, "cannot flush to disk") }
         }
@@ -121,8 +122,7 @@ public enum PrivateFile {
         }
     }
 
-    static func ioError(_ path: String, _ what: String) -> StorageError {
-        let code = errno
-        return StorageError(.io, path: path, reason: "\(what): \(String(cString: strerror(code))) (errno \(code))")
+    static func ioError(_ path: String, _ what: String, code: Int32 = errno) -> StorageError {
+        StorageError(.io, path: path, reason: "\(what): \(SystemCall.describe(code))")
     }
 }

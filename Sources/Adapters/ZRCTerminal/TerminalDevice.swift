@@ -1,4 +1,5 @@
 import Glibc
+import ZRCSystem
 
 /// The controlling terminal on standard input and output: raw mode, its size. `restore()` puts
 /// back the settings `enterRawMode()` found, and is safe to call any number of times.
@@ -54,7 +55,7 @@ public final class TerminalDevice {
     static func failure(_ call: String) -> TerminalError {
         let code = errno
         let kind: TerminalError.Kind = code == EIO || code == ENXIO || code == EBADF ? .closed : .systemCall
-        return TerminalError(kind, "the terminal call \(call) failed: \(String(cString: strerror(code)))")
+        return TerminalError(kind, "the terminal call \(call) failed: \(SystemCall.describe(code))")
     }
 }
 

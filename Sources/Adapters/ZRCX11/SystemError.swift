@@ -1,9 +1,9 @@
 internal import Glibc
+import ZRCSystem
 
 /// Turns the current `errno` into text for error messages.
 enum SystemError {
     static func text() -> String {
-        let code = errno
-        return "\(String(cString: strerror(code))) (errno \(code))"
+        SystemCall.describeErrno()
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import ZRCSystem
 
 /// A program the host starts and owns (the virtual desktop's X server, window manager, terminal):
 /// spawned with posix_spawn into a process group of its own, with default signal handling and an
@@ -53,7 +54,7 @@ public final class ChildProcess: Sendable {
         }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw CommandError(.failure, "cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+        guard result == 0 else { throw CommandError(.failure, "cannot start \(arguments[0]): \(SystemCall.describe(result))") }
         self.pid = pid
     }
 
@@ -76,6 +77,6 @@ public final class ChildProcess: Sendable {
         while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         kill(-pid, SIGKILL)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? SystemCall.retrying("waitpid") { waitpid(pid, &status, 0) }
     }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 import ZRCStorage
+import ZRCSystem
 
 /// `zrc-host serve --virtual`: an X server of the host's own (Xvfb) with a session in it, for a
 /// machine without a screen, torn down when the host stops.
@@ -50,7 +51,7 @@ public final class VirtualDesktop: Sendable {
             throw CommandError(.storage, "cannot write \(authorityFile.path): \(error)")
         }
         var descriptors: [Int32] = [0, 0]
-        guard pipe(&descriptors) == 0 else { throw CommandError(.failure, "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&descriptors) == 0 else { throw CommandError(.failure, "cannot make a pipe: \(SystemCall.describe(errno))") }
         defer { close(descriptors[0]) }
         let serverLog = directory.appendingPathComponent("xvfb.log")
         let spawned: ChildProcess

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ZRCSystem
 
 /// Tools/natlab.sh driven from the benchmark. Run with posix_spawn and waitpid and nothing of
 /// ours inherited: the script leaves daemons behind (coturn, Mosquitto), and Foundation's Process
@@ -45,10 +46,12 @@ struct NatLabScript {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, script, &actions, nil, argv, environ)
-        guard result == 0 else { throw ValidationError("cannot run \(script): \(String(cString: strerror(result)))") }
+        guard result == 0 else { throw ValidationError("cannot run \(script): \(SystemCall.describe(result))") }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw ValidationError("waitpid: \(String(cString: strerror(errno)))") }
+        do {
+            try SystemCall.retrying("waitpid") { waitpid(pid, &status, 0) }
+        } catch {
+            throw ValidationError("\(error)")
         }
         let output = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
         guard status == 0 else { throw ValidationError("\(script) \(arguments.joined(separator: " ")) failed: \(output)") }

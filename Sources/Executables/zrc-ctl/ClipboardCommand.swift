@@ -3,6 +3,7 @@ import Foundation
 import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCProtocol
+import ZRCSystem
 
 struct ClipboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -91,9 +92,12 @@ struct ClipboardCommand: AsyncParsableCommand {
             var bytes: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else { throw CommandError(.failure, "cannot read standard input: \(String(cString: strerror(errno)))") }
+                let count: Int
+                do {
+                    count = try SystemCall.retrying("read") { buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) } }
+                } catch {
+                    throw CommandError(.failure, "cannot read standard input: \(error)")
+                }
                 if count == 0 { break }
                 bytes += buffer[0..<count]
                 guard bytes.count <= WireLimits.maxClipboardBytes else {

@@ -117,7 +117,7 @@ public enum LocalControlSocket {
                 let connection: UnixSocket
                 do {
                     connection = try UnixSocket.connect(to: socket.path)
-                } catch let failure as UnixSocket.Failure where [ENOENT, ECONNREFUSED].contains(failure.code) {
+                } catch let failure as UnixSocket.Failure where [ENOENT, ECONNREFUSED].contains(failure.errno) {
                     throw Failure(kind: .notRunning, description: "no server is answering on \(socket.path)")
                 }
                 let uid = try connection.peerUserID()

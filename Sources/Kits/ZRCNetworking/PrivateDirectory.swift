@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ZRCSystem
 
 /// A directory only this user can use (the control socket's), checked without following
 /// symbolic links: opened with O_NOFOLLOW | O_DIRECTORY and inspected with fstat, so a link
@@ -22,11 +23,11 @@ enum PrivateDirectory {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ELOOP || errno == ENOTDIR { throw Problem(description: "\(path) is a symbolic link or not a directory") }
-            throw Problem(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw Problem(description: "cannot open \(path): \(SystemCall.describe(errno))")
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Problem(description: "cannot inspect \(path): \(String(cString: strerror(errno)))") }
+        guard fstat(fd, &info) == 0 else { throw Problem(description: "cannot inspect \(path): \(SystemCall.describe(errno))") }
         guard info.st_uid == getuid() else { throw Problem(description: "\(path) belongs to another user (uid \(info.st_uid))") }
         if info.st_mode & 0o077 != 0 {
             guard fchmod(fd, 0o700) == 0 else { throw Problem(description: "cannot restrict \(path) to mode 0700") }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ZRCSystem
 
 /// The few POSIX calls the local control socket needs, with errors that name the call: a Unix
 /// stream socket to one path, the peer's user ID (SO_PEERCRED), and line I/O under a deadline.
@@ -16,15 +17,12 @@ struct UnixSocket: ~Copyable {
 
     deinit { close(fd) }
 
-    struct Failure: Error, CustomStringConvertible {
-        let call: String
-        let code: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
-    }
+    /// A failed call on the socket, named (ZRCSystem's error, which retries EINTR for us).
+    typealias Failure = SystemCallError
 
     static func make() throws(Failure) -> UnixSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+        guard fd >= 0 else { throw Failure("socket", errno: errno) }
         return UnixSocket(adopting: fd)
     }
 
@@ -32,7 +30,7 @@ struct UnixSocket: ~Copyable {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Failure(call: "socket path", code: ENAMETOOLONG) }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Failure("socket path", errno: ENAMETOOLONG) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
         return address
     }
@@ -43,7 +41,7 @@ struct UnixSocket: ~Copyable {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard result == 0 else { throw Failure(call: "connect", code: errno) }
+        guard result == 0 else { throw Failure("connect", errno: errno) }
         return socket
     }
 
@@ -53,8 +51,8 @@ struct UnixSocket: ~Copyable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0 else { throw Failure(call: "bind", code: errno) }
-        guard Glibc.listen(socket.fd, 16) == 0 else { throw Failure(call: "listen", code: errno) }
+        guard bound == 0 else { throw Failure("bind", errno: errno) }
+        guard Glibc.listen(socket.fd, 16) == 0 else { throw Failure("listen", errno: errno) }
         return socket
     }
 
@@ -65,7 +63,7 @@ struct UnixSocket: ~Copyable {
         var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout.size(ofValue: credentials))
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, length == 12 else {
-            throw Failure(call: "getsockopt(SO_PEERCRED)", code: errno)
+            throw Failure("getsockopt(SO_PEERCRED)", errno: errno)
         }
         return credentials.uid
     }
@@ -89,7 +87,7 @@ struct UnixSocket: ~Copyable {
         let client = Glibc.accept(fd, nil, nil)
         guard client >= 0 else {
             if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { return nil }
-            throw Failure(call: "accept", code: errno)
+            throw Failure("accept", errno: errno)
         }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         return UnixSocket(adopting: client)
@@ -100,31 +98,23 @@ struct UnixSocket: ~Copyable {
         var line: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            guard waitReadable(until: deadline) else { throw Failure(call: "read (no answer in time)", code: ETIMEDOUT) }
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(call: "read", code: errno)
-            }
-            guard count > 0 else { throw Failure(call: "read (closed before a whole line)", code: ECONNRESET) }
+            guard waitReadable(until: deadline) else { throw Failure("read (no answer in time)", errno: ETIMEDOUT) }
+            let count = try SystemCall.retrying("read") { read(fd, &buffer, buffer.count) }
+            guard count > 0 else { throw Failure("read (closed before a whole line)", errno: ECONNRESET) }
             if let newline = buffer[..<count].firstIndex(of: 0x0A) {
                 line += buffer[..<newline]
-                guard line.count <= limit else { throw Failure(call: "read (line too long)", code: EMSGSIZE) }
+                guard line.count <= limit else { throw Failure("read (line too long)", errno: EMSGSIZE) }
                 return line
             }
             line += buffer[..<count]
-            guard line.count <= limit else { throw Failure(call: "read (line too long)", code: EMSGSIZE) }
+            guard line.count <= limit else { throw Failure("read (line too long)", errno: EMSGSIZE) }
         }
     }
 
     func writeAll(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw Failure(call: "write", code: errno)
-            }
+            let written = try SystemCall.retrying("write") { bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
             offset += written
         }
     }

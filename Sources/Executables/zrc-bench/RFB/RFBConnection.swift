@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ZRCSystem
 
 /// The benchmark's RFB (VNC) client's TCP connection: connected once, then read by one thread
 /// (`RFBReader`) and written by any (`RFBWriter`, whole messages under a lock).
@@ -8,7 +9,7 @@ enum RFBConnection {
     /// clients send small input messages that must not wait).
     static func connect(address: String, port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BenchError("RFB: socket() failed: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw BenchError("RFB: socket() failed: \(SystemCall.describe(errno))") }
         var peer = sockaddr_in()
         peer.sin_family = sa_family_t(AF_INET)
         peer.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -20,7 +21,7 @@ enum RFBConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemCall.describe(errno)
             close(descriptor)
             throw BenchError("RFB: cannot connect to \(address):\(port): \(reason)")
         }
@@ -94,7 +95,7 @@ final class RFBReader {
                 return
             }
             if count < 0 && errno == EINTR { continue }
-            throw BenchError(count == 0 ? "RFB: the server closed the connection" : "RFB: read failed: \(String(cString: strerror(errno)))")
+            throw BenchError(count == 0 ? "RFB: the server closed the connection" : "RFB: read failed: \(SystemCall.describe(errno))")
         }
     }
 }
@@ -119,7 +120,7 @@ final class RFBWriter: Sendable {
             while sent < message.count {
                 let count = message.withUnsafeBytes { write(descriptor, $0.baseAddress! + sent, $0.count - sent) }
                 if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { throw BenchError("RFB: write failed: \(String(cString: strerror(errno)))") }
+                guard count > 0 else { throw BenchError("RFB: write failed: \(SystemCall.describe(errno))") }
                 sent += count
             }
         }
