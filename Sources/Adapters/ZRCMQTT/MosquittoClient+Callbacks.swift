@@ -3,6 +3,7 @@ import Foundation
 import ZRCReach
 import ZRCProtocol
 import ZRCSystem
+import Synchronization
 
 /// What libmosquitto's network thread calls: connection state, messages, acknowledgements, and
 /// its log (where a refused TLS certificate shows).

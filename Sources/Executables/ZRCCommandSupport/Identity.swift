@@ -3,6 +3,7 @@ public import ZRCKeyStore
 public import ZRCProtocol
 public import ZRCSodium
 public import ZRCStorage
+import FoundationEssentials
 
 /// The executables' shared wiring: which key store, the identity key, logging.
 public enum Identity {

@@ -5,6 +5,7 @@ import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
 import ZRCMemory
+import ZRCProtocol
 
 /// The host `flood` attacks (and `links` runs in the laboratory's host namespace), in a process of
 /// its own so that its memory is measured alone: the real host server with the X11 source and

@@ -1,5 +1,6 @@
 import Foundation
 import ZRCNetworking
+import ZRCProtocol
 
 /// The laboratory's measurements, the same for every viewer (all times on the machine's
 /// monotonic clock, which network namespaces share). Each returns the result line the `links`

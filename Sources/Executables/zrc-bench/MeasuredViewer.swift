@@ -1,5 +1,6 @@
 import ZRCControllerKit
 import ZRCProtocol
+import ZRCFrames
 
 /// What the laboratory's controller measures through, so ZRC and the VNC servers are measured by
 /// the same code: a picture with versions and decode times, clicks, and the bytes received.

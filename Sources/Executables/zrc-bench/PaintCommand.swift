@@ -3,6 +3,7 @@ import Foundation
 import ZRCCommandSupport
 import ZRCX11
 import ZRCProtocol
+import ZRCFrames
 
 /// The benchmark's test client, in a process of its own so its time is not counted as the host's.
 struct PaintCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import ZRCX11
 import ZRCProtocol
+import ZRCFrames
 
 /// The latency benchmark's probe: a desktop-like picture with a square in the middle that flips
 /// between two colours on every click, the way an application answers input. Runs in a process

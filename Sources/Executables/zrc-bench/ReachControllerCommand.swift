@@ -6,6 +6,7 @@ import ZRCControllerKit
 import ZRCProtocol
 import ZRCSodium
 import ZRCStorage
+import ZRCReach
 
 /// The controller `reach` measures, in the NAT laboratory's controller namespace. Pairs with the
 /// invite on stdin (over the LAN link) and says `paired`; then, one result line per command:

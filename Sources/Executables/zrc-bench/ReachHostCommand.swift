@@ -6,6 +6,8 @@ import ZRCHostKit
 import ZRCHostX11
 import ZRCMemory
 import ZRCStorage
+import ZRCProtocol
+import ZRCReach
 
 /// The host `reach` measures, run in the NAT laboratory's host namespace: the real host server
 /// with the X11 source, listening on TCP and at the laboratory's rendezvous broker, with its STUN

@@ -4,6 +4,7 @@ import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCProtocol
 import ZRCSystem
+import ZRCStorage
 
 struct ClipboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,6 +6,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCProtocol
 import ZRCStorage
+import ZRCKeyStore
 
 /// Options every `zrc-ctl` subcommand accepts.
 struct ControllerOptions: ParsableArguments {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import ZRCCommandSupport
+import ZRCControllerKit
+import ZRCProtocol
 
 struct IdentityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,6 +6,7 @@ import ZRCControllerKit
 public import ZRCViewer
 import ZRCViewerKit
 import ZRCWebViewerKit
+import ZRCStorage
 
 struct ViewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,7 @@ import ZRCHostKit
 import ZRCProtocol
 import ZRCSodium
 import ZRCStorage
+import Logging
 
 struct ControllersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ZRCCommandSupport
 import ZRCProtocol
+import Logging
 
 struct IdentityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import ZRCCommandSupport
 import ZRCHostKit
 import ZRCStorage
+import Logging
 
 struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

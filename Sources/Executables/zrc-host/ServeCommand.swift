@@ -9,6 +9,7 @@ import ZRCProtocol
 import ZRCSodium
 import ZRCStorage
 import ZRCX11
+import Logging
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

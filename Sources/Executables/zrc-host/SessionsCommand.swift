@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ZRCCommandSupport
 import ZRCHostKit
+import Logging
 
 struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import NIOCore
 import ZRCNetworking
 import ZRCProtocol
 import ZRCReach
+import FoundationInternationalization
 
 /// Reaches a paired host through a rendezvous broker: a sealed offer with this side's ICE
 /// candidates to the pairing's inbox topic, the host's sealed answer on a one-time reply topic,

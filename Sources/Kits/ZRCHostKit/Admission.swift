@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import ZRCNetworking
 import ZRCProtocol
+import ZRCStorage
 
 /// The host's decision on a controller's handshake: which key material applies, whether the
 /// controller may in, and the reject record when not. Message 1 authenticates the controller's

@@ -2,6 +2,7 @@ import Foundation
 import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage
+import Logging
 
 extension HostServer {
     /// Answers a request from the local control socket.

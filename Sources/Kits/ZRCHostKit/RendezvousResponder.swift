@@ -3,6 +3,7 @@ import Logging
 import ZRCNetworking
 import ZRCProtocol
 import ZRCReach
+import ZRCStorage
 
 /// The host's side of the rendezvous: stays subscribed to the inbox topics of every paired
 /// controller on each broker (reconnecting with backoff while a broker is away; the TCP listener

@@ -1,5 +1,7 @@
 import ZRCFrames
 import ZRCProtocol
+import Logging
+import ZRCNetworking
 
 extension ScreenStreamer {
     /// The shape goes once per shape, the position whenever it moves; the controller draws the

@@ -1,5 +1,6 @@
 import ZRCFrames
 import ZRCProtocol
+import ZRCNetworking
 
 /// The picture a controller asked to see (`scaledPictures`): its mapping, announced before the
 /// first picture made with it, and the scaling that makes it.

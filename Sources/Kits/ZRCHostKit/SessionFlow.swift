@@ -5,6 +5,7 @@ import ZRCFrames
 import ZRCHostCore
 import ZRCNetworking
 import ZRCProtocol
+import ZRCStorage
 
 /// An authenticated controller session: what the host does around its `HostSessionMachine` —
 /// listing and control on the server, the trust store's "last seen", input and clipboard — while

@@ -4,6 +4,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import ZRCSystem
 
 /// A request/response channel between a running server and its command-line tool, over a Unix
 /// domain socket that only the user can reach: mode 0600 inside a 0700 directory of the user's,

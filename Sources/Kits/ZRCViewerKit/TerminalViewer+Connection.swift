@@ -2,6 +2,7 @@ import ZRCControllerKit
 import ZRCNetworking
 import ZRCProtocol
 import ZRCViewer
+import Logging
 
 extension TerminalViewer {
     /// Drives the viewer core (`ViewerCore`, shared with the browser viewer): opens sessions when

@@ -2,6 +2,9 @@ import Glibc
 import ZRCNetworking
 import ZRCProtocol
 import ZRCViewer
+import Logging
+import ZRCControllerKit
+import ZRCTerminal
 
 extension TerminalViewer {
     func handle(_ event: Event) async {

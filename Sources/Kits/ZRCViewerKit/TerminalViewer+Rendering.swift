@@ -2,6 +2,7 @@ import ZRCControllerKit
 import ZRCNetworking
 import ZRCTerminal
 import ZRCViewer
+import ZRCProtocol
 
 extension TerminalViewer {
     /// Draws whenever asked, at most `maximumFramesPerSecond` times a second; requests that arrive

@@ -4,6 +4,7 @@ import ZRCProtocol
 import ZRCViewer
 import ZRCViewerKit
 import ZRCWebViewer
+import Logging
 
 extension WebViewer {
     /// Drives the viewer core: opens sessions when it says, follows each until it ends, wakes

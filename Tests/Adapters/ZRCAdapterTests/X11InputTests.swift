@@ -1,6 +1,7 @@
 import Testing
 import ZRCXTestSupport
 import ZRCX11
+import ZRCProtocol
 
 /// XTest injection checked from the receiving side: a test X client on a private Xvfb (so its
 /// full-screen window and keymap changes cannot disturb the capture tests on the shared display)

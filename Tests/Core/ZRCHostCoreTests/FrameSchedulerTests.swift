@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 import ZRCHostCore
 import ZRCProtocol
+import ZRCFrames
 
 /// When frames go, on a fake clock in milliseconds: pacing, input credit, probing, refinement
 /// timing, pointer and monitor follow-up, link reports.

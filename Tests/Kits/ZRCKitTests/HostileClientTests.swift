@@ -3,6 +3,7 @@ import Testing
 import ZRCControllerKit
 import ZRCHostKit
 import ZRCProtocol
+import ZRCTestSupport
 
 /// Garbage, truncated, oversized and stalled connections are each closed with a logged reason,
 /// while a paired controller's session carries on undisturbed.

@@ -6,6 +6,9 @@ import ZRCHostKit
 import ZRCHostKitTesting
 import ZRCNetworking
 import ZRCProtocol
+import ZRCFrames
+import ZRCStorage
+import ZRCTestSupport
 
 /// Unauthenticated and hostile peers must not deny or steal service: connection floods, held-back
 /// first messages, wrong clocks, one controller hogging sessions.

@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCHostKit
 import ZRCProtocol
 import ZRCStorage
+import ZRCTestSupport
 
 @Suite struct PairingTests {
     @Test func pairingPinsTheHostAndAuthorizesTheController() async throws {

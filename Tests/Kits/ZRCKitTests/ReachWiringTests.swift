@@ -2,6 +2,7 @@ import Testing
 import ZRCCommandSupport
 import ZRCProtocol
 import ZRCStorage
+import ZRCHostKit
 
 /// What a host's invites tell controllers about its servers.
 @Suite struct ReachWiringTests {

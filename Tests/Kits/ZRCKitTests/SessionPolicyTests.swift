@@ -7,6 +7,7 @@ import ZRCProtocol
 import ZRCNetworking
 import ZRCFrames
 import NIOCore
+import ZRCTestSupport
 
 /// One controlling session at a time; further controllers per policy; control passes on when the
 /// controlling session ends; sessions are listed and can be ended through the control socket.

@@ -6,6 +6,7 @@ import ZRCHostKit
 import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage
+import ZRCTestSupport
 
 @Suite struct SessionTests {
     @Test func revokingEndsTheLiveSessionAndRefusesTheNextOne() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ZRCHostX11
+import Synchronization
 
 /// The X11 source's wait on its socket: every viewer's wait is woken, and no wait leaves a live
 /// read source behind (one that did could fire without end on a readable socket).

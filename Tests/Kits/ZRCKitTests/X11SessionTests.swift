@@ -9,6 +9,7 @@ import ZRCProtocol
 import ZRCTestSupport
 import ZRCX11
 import ZRCXTestSupport
+import Logging
 
 /// The host on a real X server: a private Xvfb per test, the X11 source (MIT-SHM, XDamage,
 /// XTest), libjpeg-turbo, and test X clients that draw known content or record the input they get.

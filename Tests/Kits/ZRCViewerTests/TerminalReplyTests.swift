@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 import ZRCViewer
+import ZRCProtocol
 
 /// The terminal's answers to the viewer's capability queries, read from the same input stream as
 /// the user's keys.
