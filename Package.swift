@@ -183,6 +183,11 @@ let package = Package(
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",
                                                              "ZRCFrames", "ZRCTestSupport", logging, propertyBased]),
         .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"]),
+        // Parse-only tests of both programs' arguments (nothing runs: no network, keyring or X) and
+        // their help pinned in Fixtures/ (ZRC_UPDATE_HELP=1 rewrites it).
+        .testTarget(name: "ZRCCommandTests",
+                    dependencies: ["ZRCHostCommands", "ZRCControllerCommands", "ZRCHostKit", "ZRCViewer", "ZRCStorage", argumentParser, logging],
+                    resources: [.copy("Fixtures")]),
     ]
 )
 
@@ -199,7 +204,8 @@ let layers: [String: [String]] = [
     "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",
              "ZRCKitTests", "ZRCViewerTests", "ZRCWebViewerTests"],
     "Testing": ["ZRCHostKitTesting", "ZRCWebTesting"],
-    "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport", "ZRCHostCommands", "ZRCControllerCommands"],
+    "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport", "ZRCHostCommands", "ZRCControllerCommands",
+                    "ZRCCommandTests"],
     "EndToEnd": ["ZRCEndToEndTests"],
     "Support": ["ZRCTestSupport", "ZRCXTestSupport"],
 ]
