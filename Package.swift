@@ -130,18 +130,21 @@ let package = Package(
         .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging]),
 
         // Executables: the only place adapters are chosen and wired together (shared wiring in
-        // ZRCCommandSupport, used by the executables alone).
+        // ZRCCommandSupport, used by the executables and their command libraries alone).
         .target(name: "ZRCCommandSupport",
                 dependencies: ["ZRCSystem", "ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames", "ZRCJPEG", "ZRCZstd", "ZRCIce", "ZRCMQTT", "ZRCDiscovery",
                                "ZRCNetworking", "ZRCReach", "ZRCControllerKit", "ZRCHostKit", argumentParser, logging]),
-        .executableTarget(
-            name: "zrc-host",
-            dependencies: ["ZRCHostKit", "ZRCHostX11", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage", "ZRCX11",
-                           "ZRCJPEG", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
-        .executableTarget(
-            name: "zrc-ctl",
-            dependencies: ["ZRCSystem", "ZRCControllerKit", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCCommandSupport", "ZRCSodium", "ZRCKeyStore", "ZRCStorage",
-                           "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCProtocol", argumentParser, logging]),
+        // The programs' commands (argument parsing, help, validation and what each subcommand does),
+        // as libraries so that tests can parse arguments and pin the help without running anything;
+        // each executable is one file whose `@main` is its library's root command.
+        .target(name: "ZRCHostCommands",
+                dependencies: ["ZRCCommandSupport", "ZRCHostKit", "ZRCHostX11", "ZRCX11", "ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCNetworking",
+                               "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
+        .target(name: "ZRCControllerCommands",
+                dependencies: ["ZRCSystem", "ZRCCommandSupport", "ZRCControllerKit", "ZRCKeyStore", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCStorage",
+                               "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", argumentParser, logging]),
+        .executableTarget(name: "zrc-host", dependencies: ["ZRCHostCommands", argumentParser]),
+        .executableTarget(name: "zrc-ctl", dependencies: ["ZRCControllerCommands", argumentParser]),
 
         // Benchmarks (a command, not timed tests): `swift run -c release zrc-bench`.
         .executableTarget(
@@ -183,6 +186,11 @@ let package = Package(
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",
                                                              "ZRCFrames", "ZRCTestSupport", logging, propertyBased]),
         .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"]),
+        // Parse-only tests of both programs' arguments (nothing runs: no network, keyring or X) and
+        // their help pinned in Fixtures/ (ZRC_UPDATE_HELP=1 rewrites it).
+        .testTarget(name: "ZRCCommandTests",
+                    dependencies: ["ZRCHostCommands", "ZRCControllerCommands", "ZRCHostKit", "ZRCViewer", "ZRCStorage", argumentParser, logging],
+                    resources: [.copy("Fixtures")]),
     ]
 )
 
@@ -199,7 +207,8 @@ let layers: [String: [String]] = [
     "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",
              "ZRCKitTests", "ZRCViewerTests", "ZRCWebViewerTests"],
     "Testing": ["ZRCHostKitTesting", "ZRCWebTesting"],
-    "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport"],
+    "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport", "ZRCHostCommands", "ZRCControllerCommands",
+                    "ZRCCommandTests"],
     "EndToEnd": ["ZRCEndToEndTests"],
     "Support": ["ZRCTestSupport", "ZRCXTestSupport"],
 ]

@@ -1,9 +1,9 @@
-import ArgumentParser
+public import ArgumentParser
 import ZRCCommandSupport
 
-@main
-struct ZRCHostCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The program's root command; the executable's `main.swift` runs it (`await ZRCHostCommand.main()`).
+public struct ZRCHostCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "zrc-host",
         abstract: "Share this machine's screen with paired ZRC controllers.",
         discussion: """
@@ -12,4 +12,6 @@ struct ZRCHostCommand: AsyncParsableCommand {
             """,
         version: ZRCVersion.current,
         subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, SessionsCommand.self, IdentityCommand.self])
+
+    public init() {}
 }

@@ -1,9 +1,9 @@
-import ArgumentParser
+public import ArgumentParser
 import ZRCCommandSupport
 
-@main
-struct ZRCControllerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The program's root command; the executable's `main.swift` runs it (`await ZRCControllerCommand.main()`).
+public struct ZRCControllerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "zrc-ctl",
         abstract: "Control ZRC hosts from this terminal.",
         discussion: """
@@ -13,4 +13,6 @@ struct ZRCControllerCommand: AsyncParsableCommand {
         version: ZRCVersion.current,
         subcommands: [PairCommand.self, DevicesCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self, ClipboardCommand.self,
                       IdentityCommand.self])
+
+    public init() {}
 }
