@@ -28,7 +28,7 @@ ROOT=.build/fuzz
 BUILD=$ROOT/build${OPT}
 # As Package.swift builds every target (`strict`), plus what fuzzing needs. Line tables are enough
 # for file:line in stack traces (full -g makes the driver leave a debugger module in the checkout).
-COMMON=(-swift-version 6 -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny
+COMMON=(-swift-version 6 -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
         "$OPT" -gline-tables-only -I "$BUILD/modules" -I Sources/C/CTurboJPEG -I Sources/C/CZstd)
 FLAGS=("${COMMON[@]}" -parse-as-library "-sanitize=fuzzer,address")
 

@@ -24,7 +24,7 @@ func lengthPrefixed(_ pieces: [[UInt8]]) -> [UInt8] { pieces.flatMap { u16($0.co
 func jpeg(width: Int, height: Int, subsampling: JPEGSubsampling) -> [UInt8] {
     let pixels = (0..<(width * height * 4)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
     return try! pixels.withUnsafeBytes { bytes in
-        try JPEGEncoder().encode(bgrx: bytes, bytesPerRow: width * 4, region: PixelRegion(x: 0, y: 0, width: width, height: height),
+        try JPEGEncoder().encode(bgrx: bytes, bytesPerRow: width * 4, region: PixelRect(x: 0, y: 0, width: width, height: height),
                                  quality: 60, subsampling: subsampling)
     }
 }
