@@ -169,11 +169,11 @@ let package = Package(
         .target(name: "ZRCXTestSupport", dependencies: ["CXCB"]),
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased]),
-        .testTarget(name: "ZRCHostCoreTests", dependencies: ["ZRCHostCore", "ZRCFrames", "ZRCProtocol", propertyBased]),
+        .testTarget(name: "ZRCHostCoreTests", dependencies: ["ZRCHostCore", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol"]),
-        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", propertyBased]),
+        .testTarget(name: "ZRCKeyStoreTests", dependencies: ["ZRCKeyStore", "ZRCProtocol", "ZRCTestSupport"]),
+        .testTarget(name: "ZRCStorageTests", dependencies: ["ZRCStorage", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         // CXCB: the X11 tests run an X client of their own that records what ZRC injects and draws.
         // CReach, ZRCIce, ZRCMQTT: the ICE adapter's C stream pump and agent lifetime; the broker client against Mosquitto.
         .testTarget(name: "ZRCAdapterTests", dependencies: ["ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCFrames", "ZRCX11", "ZRCChafa", "CXCB", "ZRCTestSupport", "ZRCXTestSupport",

@@ -1,6 +1,7 @@
 internal import CXCB
 internal import Glibc
 public import ZRCProtocol
+import ZRCSystem
 
 /// Reports which areas of the screen changed, from a DAMAGE object on the root window, so a
 /// static screen costs no capture at all.
@@ -142,7 +143,7 @@ public final class DamageMonitor {
             var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
             if poll(&poller, 1, milliseconds) < 0 && errno != EINTR {
-                throw X11Error(.connectionLost, "poll on the X connection failed: \(SystemError.text())")
+                throw X11Error(.connectionLost, "poll on the X connection failed: \(SystemCall.describeErrno())")
             }
         }
     }

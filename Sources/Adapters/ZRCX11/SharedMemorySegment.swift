@@ -1,5 +1,6 @@
 internal import CXCB
 internal import Glibc
+import ZRCSystem
 
 /// A System V shared-memory segment attached both to this process and to the X server, for
 /// MIT-SHM captures. Owns the mapping and the server-side attachment and releases both.
@@ -27,7 +28,7 @@ final class SharedMemorySegment {
         self.byteCount = byteCount
         let id = shmget(0 /* IPC_PRIVATE */, byteCount, IPC_CREAT | 0o600)
         guard id >= 0 else {
-            throw X11Error(.sharedMemoryFailed, "shmget of \(byteCount) bytes failed: \(SystemError.text())")
+            throw X11Error(.sharedMemoryFailed, "shmget of \(byteCount) bytes failed: \(SystemCall.describeErrno())")
         }
         systemID = id
         let mapped = shmat(id, nil, 0)
@@ -35,10 +36,10 @@ final class SharedMemorySegment {
         // last attachment goes, and if shmat failed there is none, so it goes now.
         let removed = shmctl(id, IPC_RMID, nil)
         guard let mapped, mapped != UnsafeMutableRawPointer(bitPattern: -1) else {
-            throw X11Error(.sharedMemoryFailed, "shmat of segment \(id) failed: \(SystemError.text())")
+            throw X11Error(.sharedMemoryFailed, "shmat of segment \(id) failed: \(SystemCall.describeErrno())")
         }
         guard removed == 0 else {
-            let reason = SystemError.text()
+            let reason = SystemCall.describeErrno()
             shmdt(mapped)
             throw X11Error(.sharedMemoryFailed, "cannot mark shared memory segment \(id) for removal: \(reason)")
         }

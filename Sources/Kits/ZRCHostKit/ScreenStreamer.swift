@@ -159,7 +159,6 @@ final class ScreenStreamer {
                                             encodeMicros: stream.lastStages.encodeMicros, sendMicros: queued &- update.sendMicros,
                                             wireBytes: wireBytes, rects: update.rects.count, quality: Int(update.quality),
                                             isRefinement: isRefinement))
-        let pixels = update.rects.reduce(0) { $0 + ($1.content.isCopy ? 0 : Int($1.width) * Int($1.height)) }
-        return Sent(frameID: update.frameID, wireBytes: wireBytes, pixels: pixels, sendMicros: update.sendMicros)
+        return Sent(frameID: update.frameID, wireBytes: wireBytes, pixels: update.drawnPixels, sendMicros: update.sendMicros)
     }
 }

@@ -38,9 +38,8 @@ struct SessionFlow: Sendable {
     /// What this host lets the session do, for its machine.
     var policy: HostSessionMachine.Policy {
         let configuration = server.configuration
-        let timeout = configuration.handshakeTimeout.components
         return HostSessionMachine.Policy(
-            helloTimeoutMicros: UInt64(max(0, timeout.seconds)) * 1_000_000 + UInt64(max(0, timeout.attoseconds)) / 1_000_000_000_000,
+            helloTimeoutMicros: ConnectionTimings.micros(configuration.handshakeTimeout),
             viewOnlyGrant: granted.contains(.viewOnly), acceptsInput: configuration.sharing?.input != nil,
             clipboard: configuration.clipboard.map { .init(selections: $0.selections, inViewOnlySessions: $0.inViewOnlySessions) })
     }

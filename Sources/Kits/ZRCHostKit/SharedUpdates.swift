@@ -62,7 +62,7 @@ public final class SharedUpdates: Sendable {
             self.update = update
             self.state = state
             self.name = name
-            pixels = update.rects.reduce(0) { $0 + ($1.content.isCopy ? 0 : Int($1.width) * Int($1.height)) }
+            pixels = update.drawnPixels
         }
     }
 

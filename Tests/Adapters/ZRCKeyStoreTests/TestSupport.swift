@@ -1,20 +1,13 @@
 import Foundation
 import Testing
 import ZRCProtocol
+import ZRCTestSupport
 
 /// The environment Tools/with-test-services.sh provides, and helpers shared by the tests.
 enum TestServices {
     static let environment = ProcessInfo.processInfo.environment
 
-    /// The checkout this file is in: the nearest folder above it holding Package.swift (test
-    /// folders are nested by layer, so no fixed depth).
-    static let repositoryRoot: URL = {
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder
-    }()
+    static let repositoryRoot = Checkout.root
 
     static let script = repositoryRoot.appendingPathComponent("Tools/with-test-services.sh").path
 

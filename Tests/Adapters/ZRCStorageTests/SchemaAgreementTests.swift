@@ -2,18 +2,12 @@ import Foundation
 import Testing
 import ZRCProtocol
 import ZRCStorage
+import ZRCTestSupport
 
 /// What ZRC writes must validate against the published schemas in Schemas/, and what the schemas
 /// reject ZRC must reject too. Checked with an independent validator (python3-jsonschema).
 @Suite struct SchemaAgreementTests {
-    /// The checkout: the nearest folder above this file holding Package.swift.
-    static let repository: URL = {
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder
-    }()
+    static let repository = Checkout.root
 
     func schemaAccepts(_ schema: String, _ file: URL) throws -> Bool {
         let process = Process()

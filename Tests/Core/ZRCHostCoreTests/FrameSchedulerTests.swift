@@ -3,6 +3,7 @@ import Testing
 import ZRCHostCore
 import ZRCProtocol
 import ZRCFrames
+import ZRCTestSupport
 
 /// When frames go, on a fake clock in milliseconds: pacing, input credit, probing, refinement
 /// timing, pointer and monitor follow-up, link reports.
@@ -164,7 +165,7 @@ import ZRCFrames
     /// made the host spin a core).
     @Test func aStreamThatCannotSendNeverMakesTheDriverSpin() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int(UInt32.max))) { seed in
-            var random = SplitMix(seed: UInt64(seed))
+            var random = SplitMix64(seed: UInt64(seed))
             var scheduler = Self.scheduler(pointer: true)
             var now: UInt64 = 0
             var frame: UInt64 = 0
@@ -192,18 +193,5 @@ import ZRCFrames
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator for the property's event sequences.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

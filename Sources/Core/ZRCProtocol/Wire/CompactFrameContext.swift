@@ -21,7 +21,7 @@ public struct CompactFrameContext: Sendable {
         return .compactFrame(CompactFrame(sendTime: sendTime, queueMicros: update.sendMicros - update.encodeDoneMicros,
                                           encodeMicros: update.encodeDoneMicros - update.captureMicros,
                                           screenSize: size == screen ? nil : size, quality: update.quality,
-                                          rects: update.rects.map(Self.withoutPadding)))
+                                          rects: update.rects))
     }
 
     /// Both sides: an update went or came as a full `frameUpdate` (or was expanded).
@@ -56,13 +56,5 @@ public struct CompactFrameContext: Sendable {
         if let problem = update.problem() { throw invalid(problem) }
         note(update)
         return update
-    }
-
-    /// A compact solid colour has no padding byte: the update both sides hold has none either.
-    private static func withoutPadding(_ rect: FrameRect) -> FrameRect {
-        guard case .solid(let pixel) = rect.content else { return rect }
-        var rect = rect
-        rect.content = .solid(pixel: pixel & 0xFF_FFFF)
-        return rect
     }
 }

@@ -69,6 +69,11 @@ public struct FrameUpdate: Sendable, Equatable {
         self.rects = rects
     }
 
+    /// The pixels its rects draw (copies aside): what an update costs to encode and decode.
+    public var drawnPixels: Int {
+        rects.reduce(0) { $0 + ($1.content.isCopy ? 0 : Int($1.width) * Int($1.height)) }
+    }
+
     /// Why this update is invalid, or nil when it is fine.
     func problem() -> String? {
         if let problem = ScreenSize.problem(width: screenWidth, height: screenHeight) { return problem }
