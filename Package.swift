@@ -55,11 +55,15 @@ let package = Package(
         // glibc's malloc.h (mallopt): part of the C library, nothing to install.
         .systemLibrary(name: "CMalloc"),
         // Reaching hosts behind NATs: libnice (ICE, STUN/TURN, PseudoTCP), Avahi (mDNS on the LAN)
-        // and libmosquitto (the rendezvous broker's MQTT).
-        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
-        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-glib", providers: [.apt(["libavahi-glib-dev"])]),
-        .systemLibrary(name: "CAvahiClient", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // and libmosquitto (the rendezvous broker's MQTT). None of the three is linked: they are
+        // opened when first used (CReach's reach_libraries.c, CMosquitto), so a process that never
+        // reaches anybody does not map them and what they pull in (about 7 MiB resident). These
+        // modules give their headers only, with GLib's include paths where the headers need them
+        // (GLib itself is linked anyway); pkg-config's `nice` and `avahi-*` would link the libraries.
+        .systemLibrary(name: "CNice", pkgConfig: "gio-2.0", providers: [.apt(["libnice-dev"])]),
+        .systemLibrary(name: "CAvahi", pkgConfig: "glib-2.0", providers: [.apt(["libavahi-glib-dev"])]),
+        .systemLibrary(name: "CAvahiClient"),
+        .target(name: "CMosquitto"),
         // The GLib thread libnice and Avahi share, in C: GLib's signals, properties and sources
         // are macros and varargs that Swift cannot call, and PseudoTCP is pumped from there.
         .target(name: "CReach", dependencies: ["CNice", "CAvahi", "CAvahiClient"]),
@@ -208,6 +212,6 @@ for target in package.targets {
         let root = target.type == .test || isTestFolder.contains(layer) ? "Tests" : "Sources"
         target.path = "\(root)/\(layer)/\(target.name)"
     }
-    let isC = target.type == .system || target.name == "CReach" || target.name == "zrc-netdelay"
+    let isC = target.type == .system || ["CReach", "CMosquitto", "zrc-netdelay"].contains(target.name)
     if !isC && target.type != .plugin { target.swiftSettings = (target.swiftSettings ?? []) + strict }
 }
