@@ -4,7 +4,6 @@ import Logging
 import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
-import ZRCMemory
 
 /// The host `flood` attacks (and `links` runs in the laboratory's host namespace), in a process of
 /// its own so that its memory is measured alone: the real host server with the X11 source and
@@ -25,8 +24,6 @@ struct FloodHostCommand: AsyncParsableCommand {
     var listen = "127.0.0.1"
 
     func run() async throws {
-        // As `zrc-host serve` does: this is the host the benchmarks measure.
-        AllocatorTuning.forLongRunningServer()
         var logger = Logger(label: "zrc-bench.flood-host")
         logger.logLevel = .error
         let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)

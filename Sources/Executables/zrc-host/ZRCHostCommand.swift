@@ -1,5 +1,6 @@
 import ArgumentParser
 import ZRCCommandSupport
+import ZRCMemory
 
 @main
 struct ZRCHostCommand: AsyncParsableCommand {
@@ -12,4 +13,11 @@ struct ZRCHostCommand: AsyncParsableCommand {
             """,
         version: ZRCVersion.current,
         subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, SessionsCommand.self, IdentityCommand.self])
+
+    /// glibc's allocator is set for a long-running server before anything else runs, while this
+    /// is the only thread (see `AllocatorTuning`); harmless for the short commands.
+    static func main() async {
+        AllocatorTuning.forLongRunningServer()
+        await main(nil)
+    }
 }
