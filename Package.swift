@@ -206,6 +206,19 @@ let layers: [String: [String]] = [
 ]
 let isTestFolder: Set<String> = ["EndToEnd", "Support"]
 
+// The programs are linked with lld, their relocations packed and none of their symbols exported:
+// - A position-independent program's relative relocations (about 100,000 here, one per pointer in
+//   its data) take 2.3 MB as RELA entries, all of which the loader reads at every start and which
+//   stay resident; packed (DT_RELR, glibc 2.36; gold cannot) they take 19 KB. Measured: the host
+//   of `zrc-bench flood` holds 2.7 MiB less with a 1080p viewer, 2.9 MiB less idle.
+// - --static-swift-stdlib links with -export-dynamic, which put 17,600 of a program's own symbols
+//   in its dynamic symbol table; every symbol lookup of every library at start goes through it.
+//   Measured: 1.5 MiB less resident. Nothing looks a symbol up in the programs (no plugins, no
+//   dlsym on them), and the backtracer reads symbols from the file.
+let leanExecutable: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]),
+]
+
 // One place for what every Swift target shares (C modules and the C tool take none of it).
 for target in package.targets {
     if target.path == nil, let layer = layers.first(where: { $0.value.contains(target.name) })?.key {
@@ -214,4 +227,5 @@ for target in package.targets {
     }
     let isC = target.type == .system || ["CReach", "CMosquitto", "zrc-netdelay"].contains(target.name)
     if !isC && target.type != .plugin { target.swiftSettings = (target.swiftSettings ?? []) + strict }
+    if ["zrc-host", "zrc-ctl", "zrc-bench"].contains(target.name) { target.linkerSettings = (target.linkerSettings ?? []) + leanExecutable }
 }
