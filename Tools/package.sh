@@ -5,7 +5,8 @@
 #
 # Each package holds its program built in release mode with the Swift runtime and Foundation
 # linked in (--static-swift-stdlib), so it runs on a Debian machine without a Swift toolchain;
-# its Depends are the Debian libraries the program links, as dpkg-shlibdeps works them out. Also
+# its Depends are the Debian libraries the program links, as dpkg-shlibdeps works them out, and
+# those it opens when reaching other machines (libnice, Avahi, libmosquitto). Also
 # inside: a man page and bash, zsh and fish completions generated from the argument parser, and
 # (zrc-host) systemd user units. Prints the paths of the two .deb files on stdout.
 #
@@ -21,7 +22,7 @@ out="$repo/.build/packages"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) out="${2:?--out needs a directory}"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) say "unknown argument \`$1\` (try --help)"; exit 64 ;;
   esac
 done
@@ -35,6 +36,23 @@ log="$repo/.build/package.log"
 : >"$log"
 quiet_build() {
   "$@" >>"$log" 2>&1 || { grep -v "prohibited flag" "$log" | tail -40 >&2; die "build failed: $*"; }
+}
+
+# Libraries both programs open with dlopen only when they reach over ICE, the LAN or a rendezvous
+# broker (CReach's reach_libraries.h, CMosquitto's zrc_mosquitto.h): dpkg-shlibdeps sees linked
+# libraries only, so these are added as it would add them, from the shlibs file of the package
+# that ships each one.
+on_demand_sonames=(libnice.so.10 libavahi-client.so.3 libavahi-glib.so.1 libmosquitto.so.1)
+on_demand_depends() {
+  local soname package entry list=""
+  for soname in "${on_demand_sonames[@]}"; do
+    package=$(dpkg-query -S "*/$soname" 2>/dev/null | head -1 | cut -d: -f1)
+    [[ -n "$package" ]] || die "no installed package ships $soname (Tools/install-deps.sh installs it)"
+    entry=$(awk -v name="${soname%%.so.*}" -v major="${soname##*.so.}" \
+      '$1 == name && $2 == major { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit }' /var/lib/dpkg/info/"$package"*.shlibs 2>/dev/null || true)
+    list+="${list:+, }${entry:-$package}"
+  done
+  echo "$list"
 }
 
 say "building zrc-host and zrc-ctl (release, Swift runtime linked in)"
@@ -137,6 +155,7 @@ build_package() {
   local depends
   depends=$(cd "$work/shlibs-$name" && dpkg-shlibdeps -O -e"$root/usr/bin/$name" 2>>"$log" | sed -n 's/^shlibs:Depends=//p')
   [[ -n "$depends" ]] || die "dpkg-shlibdeps found no dependencies for $name (log: $log)"
+  depends+=", $(on_demand_depends)"
   local size
   size=$(du -sk "$root/usr" | cut -f1)
   cat >"$root/DEBIAN/control" <<TXT

@@ -32,7 +32,11 @@ public struct MosquittoBrokerMaker: RendezvousBrokerMaker {
 /// with its topic and headers, and room to spare.
 let maximumPacketSize: Int32 = 8192
 
-let libraryReady: Bool = {
+/// libmosquitto, opened and initialised on first use (it is not linked: see CMosquitto); nil
+/// when ready, else why it cannot be used.
+let libraryFailure: String? = {
+    var error = [CChar](repeating: 0, count: 256)
+    guard zrc_mosquitto_load(&error, error.count) == 0 else { return String(cBuffer: error) }
     mosquitto_lib_init()
-    return true
+    return nil
 }()

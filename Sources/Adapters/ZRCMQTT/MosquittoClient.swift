@@ -44,7 +44,7 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
     var oversizedMessages: Int { state.withLock { $0.oversized } }
 
     init(url: ReachURL, clientID: String, persistent: Bool) throws(ReachError) {
-        _ = libraryReady
+        if let libraryFailure { throw ReachError(.misconfigured, "cannot use MQTT: \(libraryFailure)") }
         do {
             _ = try url.requiringProtectedLogin()
         } catch {

@@ -16,7 +16,11 @@ public enum AllocatorTuning {
     public static let mmapThreshold: Int32 = 128 * 1024
     public static let trimThreshold: Int32 = 64 * 1024 * 1024
 
-    /// Applies the settings; call once, early, before threads allocate.
+    /// Applies the settings; call once, first thing in the program's `main`, while it is the only
+    /// thread. A thread takes its malloc arena at its first allocation, and until a limit is set
+    /// glibc gives each new thread one of its own: called later (as `serve`'s `run` did, already
+    /// on one of Swift's threads) the limit leaves that thread's arena beside the main one, and
+    /// the host serving one 1080p viewer of motion kept 1.6 MiB more resident.
     public static func forLongRunningServer() {
         _ = mallopt(M_MMAP_THRESHOLD, mmapThreshold)
         _ = mallopt(M_TRIM_THRESHOLD, trimThreshold)

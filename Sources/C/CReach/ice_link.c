@@ -17,6 +17,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+// Last: libnice's functions through the table zrc_ice_new fills on first use.
+#include "reach_libraries.h"
+
 // What moves between the socket and PseudoTCP in one step.
 #define CHUNK 65536
 // The largest UDP payload PseudoTCP sends.
@@ -497,6 +500,7 @@ zrc_ice *zrc_ice_new(const zrc_ice_options *options, zrc_ice_callback callback, 
         copy_text(error, error_size, "too many relays");
         return NULL;
     }
+    if (zrc_load_nice(error, error_size) != 0) return NULL;
     zrc_ice *ice = g_new0(zrc_ice, 1);
     ice->options = *options;
     ice->stun_host = g_strdup(options->stun_host);

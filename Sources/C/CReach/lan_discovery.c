@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+// Last: Avahi's functions through the table zrc_mdns_publish and zrc_mdns_browse fill on first use.
+#include "reach_libraries.h"
+
 #define SERVICE_TYPE "_zrc._tcp"
 // After the daemon or the bus went away: how long until the next attempt.
 #define RETRY_SECONDS 5
@@ -263,6 +266,7 @@ static zrc_mdns *create(int mode, zrc_mdns_callback callback, void *context) {
 
 zrc_mdns *zrc_mdns_publish(const char *name, uint16_t port, const char *const *txt, int count, zrc_mdns_callback callback,
                            void *context, char *error, size_t error_size) {
+    if (zrc_load_avahi(error, error_size) != 0) return NULL;
     if (!avahi_is_valid_service_name(name)) {
         copy_text(error, error_size, "not a valid service name (1-63 bytes)");
         return NULL;
@@ -277,8 +281,7 @@ zrc_mdns *zrc_mdns_publish(const char *name, uint16_t port, const char *const *t
 }
 
 zrc_mdns *zrc_mdns_browse(zrc_mdns_callback callback, void *context, char *error, size_t error_size) {
-    (void)error;
-    (void)error_size;
+    if (zrc_load_avahi(error, error_size) != 0) return NULL;
     zrc_mdns *mdns = create(MODE_BROWSE, callback, context);
     StartCall call = {.mdns = mdns};
     zrc_loop_run_sync(start_on_loop, &call);

@@ -3,7 +3,6 @@ import Foundation
 import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
-import ZRCMemory
 import ZRCNetworking
 import ZRCProtocol
 import ZRCSodium
@@ -76,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        AllocatorTuning.forLongRunningServer()
+        // glibc's allocator is already set for a long-running server (`ZRCHostCommand.main`).
         try await CommandRunner.run(program: "zrc-host") {
             let context = try HostContext.load(options, defaultLogLevel: .info)
             let (identity, crypto) = try context.identity()

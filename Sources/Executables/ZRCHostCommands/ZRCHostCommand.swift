@@ -1,5 +1,6 @@
 public import ArgumentParser
 import ZRCCommandSupport
+import ZRCMemory
 
 /// The program's root command; the executable's `main.swift` runs it (`await ZRCHostCommand.main()`).
 public struct ZRCHostCommand: AsyncParsableCommand {
@@ -14,4 +15,11 @@ public struct ZRCHostCommand: AsyncParsableCommand {
         subcommands: [ServeCommand.self, PairCommand.self, ControllersCommand.self, SessionsCommand.self, IdentityCommand.self])
 
     public init() {}
+
+    /// glibc's allocator is set for a long-running server before anything else runs, while this
+    /// is the only thread (see `AllocatorTuning`); harmless for the short commands.
+    public static func main() async {
+        AllocatorTuning.forLongRunningServer()
+        await main(nil)
+    }
 }

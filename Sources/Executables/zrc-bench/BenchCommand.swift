@@ -1,4 +1,5 @@
 import ArgumentParser
+import ZRCMemory
 
 @main
 struct BenchCommand: AsyncParsableCommand {
@@ -19,4 +20,13 @@ struct BenchCommand: AsyncParsableCommand {
                       ProbeCommand.self, FloodHostCommand.self, ReachCommand.self, ReachHostCommand.self, ReachControllerCommand.self,
                       ScreenshotSizeCommand.self, WebCommand.self, WebViewerChildCommand.self],
         defaultSubcommand: PipelineCommand.self)
+
+    /// The hosts the benchmarks measure in processes of their own set glibc's allocator as
+    /// `zrc-host` does: first thing, while this is the only thread (see `AllocatorTuning`).
+    /// The benchmarks' other processes keep glibc's defaults.
+    static func main() async {
+        let hosts = [FloodHostCommand.configuration.commandName, ReachHostCommand.configuration.commandName]
+        if let subcommand = CommandLine.arguments.dropFirst().first, hosts.contains(subcommand) { AllocatorTuning.forLongRunningServer() }
+        await main(nil)
+    }
 }

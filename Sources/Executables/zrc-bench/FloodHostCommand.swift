@@ -26,8 +26,6 @@ struct FloodHostCommand: AsyncParsableCommand {
     var listen = "127.0.0.1"
 
     func run() async throws {
-        // As `zrc-host serve` does: this is the host the benchmarks measure.
-        AllocatorTuning.forLongRunningServer()
         var logger = Logger(label: "zrc-bench.flood-host")
         logger.logLevel = .error
         let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)

@@ -4,7 +4,6 @@ import Logging
 import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
-import ZRCMemory
 import ZRCStorage
 import ZRCProtocol
 import ZRCReach
@@ -24,7 +23,6 @@ struct ReachHostCommand: AsyncParsableCommand {
     @Option(help: "PseudoTCP window on a direct path, bytes (default: the product's).") var directWindow: Int?
 
     func run() async throws {
-        AllocatorTuning.forLongRunningServer()
         var logger = Logger(label: "zrc-bench.reach-host")
         logger.logLevel = .error
         var config = HostConfig()

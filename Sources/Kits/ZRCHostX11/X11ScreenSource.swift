@@ -23,8 +23,10 @@ public actor X11ScreenSource: ScreenSource, InputSink {
     private let logger: Logger
     private var x11: Parts
     private var damage = DamageLedger()
-    /// The shared area as last read; only `unread` areas may differ from the screen.
-    private var framebuffer: PixelBuffer
+    /// The shared area as last read; only `unread` areas may differ from the screen. Empty while
+    /// nobody watches (from the start and after the last viewer left): the first capture sizes it
+    /// and reads the whole area, so an idle host holds no copy of the screen (8 MB at 1080p).
+    private var framebuffer = PixelBuffer(width: 0, height: 0)
     /// Counts the framebuffer's changes: a capture's `generation` (sessions share encodings by it).
     private var generation: UInt64 = 0
     private var unread: [PixelRect]?
@@ -55,8 +57,10 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         monitorSelector = monitor
         self.logger = logger
         x11 = try Self.connect(displayName: displayName, cookie: cookie, monitor: monitor, logger: logger)
-        framebuffer = PixelBuffer(width: x11.area.width, height: x11.area.height)
     }
+
+    /// The whole shared area in its own coordinates (what the framebuffer covers once read).
+    private var sharedBounds: PixelRect { PixelRect(x: 0, y: 0, width: x11.area.width, height: x11.area.height) }
 
     /// "MIT-SHM" or "GetImage", for logs and benchmarks.
     public var captureMethod: String { Self.methodName(x11.capturer) }
@@ -154,7 +158,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
                 // Without damage events, treat every wait as a possible change: read and compare all.
                 logger.warning("XDamage failed: \(error)")
                 unread = nil
-                damage.record([framebuffer.bounds], generation: generation + 1)
+                damage.record([sharedBounds], generation: generation + 1)
                 try? await Task.sleep(for: timeout)
                 return true
             }
@@ -247,7 +251,7 @@ public actor X11ScreenSource: ScreenSource, InputSink {
         if x11.damage.takeLayoutChange() {
             // Every viewer wakes and the next capture re-reads the layout.
             layoutChangePending = true
-            fresh.append(framebuffer.bounds)
+            fresh.append(sharedBounds)
         }
         for rect in damaged {
             let clipped = PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height).intersection(area)

@@ -19,15 +19,40 @@ public struct MessageFragmenter: Sendable {
 
     /// The plaintexts for `message`, in sending order. `message` is our own encoder's output, so an
     /// empty one or one beyond the u32 length field is a programming error.
-    public func fragments(of message: [UInt8]) -> [[UInt8]] {
+    public func fragments(of message: [UInt8]) -> [[UInt8]] { Array(plaintexts(of: message)) }
+
+    /// The same plaintexts, each made when the sequence reaches it: a sender that seals and drops
+    /// one before taking the next holds one plaintext at a time rather than a second copy of the
+    /// whole message.
+    public func plaintexts(of message: [UInt8]) -> Plaintexts {
         precondition(!message.isEmpty, "an application message is never empty")
         precondition(message.count <= Int(UInt32.max), "a message must fit the u32 length field")
-        var result: [[UInt8]] = []
+        return Plaintexts(message: message, maxPlaintextLength: maxPlaintextLength)
+    }
+
+    /// How many plaintexts a `length`-byte message takes (at least one).
+    public func plaintextCount(ofMessageLength length: Int) -> Int {
+        let firstRoom = maxPlaintextLength - FragmentFlags.firstHeaderLength, room = maxPlaintextLength - 1
+        return 1 + (max(0, length - firstRoom) + room - 1) / room
+    }
+
+    /// The bytes of all of a `length`-byte message's plaintexts together: the message, each one's
+    /// flags and the FIRST one's u32 length.
+    public func plaintextBytes(ofMessageLength length: Int) -> Int {
+        length + FragmentFlags.firstHeaderLength - 1 + plaintextCount(ofMessageLength: length)
+    }
+
+    /// `message`'s plaintexts in order, made one at a time.
+    public struct Plaintexts: Sequence, IteratorProtocol, Sendable {
+        let message: [UInt8]
+        let maxPlaintextLength: Int
         var offset = 0
-        while offset < message.count {
+
+        public mutating func next() -> [UInt8]? {
+            guard offset < message.count else { return nil }
             let isFirst = offset == 0
             let room = maxPlaintextLength - (isFirst ? FragmentFlags.firstHeaderLength : 1)
-            let end = min(message.count, offset + room)
+            let end = Swift.min(message.count, offset + room)
             var flags: FragmentFlags = []
             if isFirst { flags.insert(.first) }
             if end == message.count { flags.insert(.last) }
@@ -35,9 +60,8 @@ public struct MessageFragmenter: Sendable {
             writer.write(flags.rawValue)
             if isFirst { writer.write(UInt32(message.count)) }
             writer.write(bytes: message[offset..<end])
-            result.append(writer.bytes)
             offset = end
+            return writer.bytes
         }
-        return result
     }
 }
