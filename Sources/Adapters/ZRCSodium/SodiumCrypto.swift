@@ -80,6 +80,38 @@ public struct SodiumCrypto: NoiseCrypto {
         return ciphertext
     }
 
+    /// libsodium's detached calls allow the ciphertext to overwrite the plaintext (and back).
+    public func encryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) {
+        precondition(key.count == Self.keyLength, "ChaChaPoly keys are 32 bytes")
+        precondition(buffer.count >= Self.tagLength, "the buffer must hold the tag")
+        let length = buffer.count - Self.tagLength
+        let bytes = buffer.bindMemory(to: UInt8.self).baseAddress!
+        var tagLength: UInt64 = 0
+        let status = key.withUnsafeBytes { keyBytes in
+            crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+                bytes, bytes + length, &tagLength, bytes, UInt64(length), associatedData, UInt64(associatedData.count),
+                nil, Self.nonceBytes(nonce), keyBytes.bytePointer)
+        }
+        precondition(status == 0 && tagLength == UInt64(Self.tagLength), "ChaCha20-Poly1305 encryption failed")
+    }
+
+    public func decryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) {
+        precondition(key.count == Self.keyLength, "ChaChaPoly keys are 32 bytes")
+        guard buffer.count >= Self.tagLength else {
+            throw NoiseError(.messageTooShort, "a ciphertext of \(buffer.count) bytes is shorter than its 16-byte tag")
+        }
+        let length = buffer.count - Self.tagLength
+        let bytes = buffer.bindMemory(to: UInt8.self).baseAddress!
+        let status = key.withUnsafeBytes { keyBytes in
+            crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+                bytes, nil, bytes, UInt64(length), bytes + length, associatedData, UInt64(associatedData.count),
+                Self.nonceBytes(nonce), keyBytes.bytePointer)
+        }
+        guard status == 0 else {
+            throw NoiseError(.decryptFailed, "authentication failed: the data was altered or encrypted under another key")
+        }
+    }
+
     public func decrypt(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
         precondition(key.count == Self.keyLength, "ChaChaPoly keys are 32 bytes")
         guard ciphertext.count >= Self.tagLength else {

@@ -11,7 +11,7 @@ public actor SecureConnection {
     public nonisolated let remoteAddress: String
     public nonisolated let logger: Logger
     private var channel: SecureChannel
-    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private let outbox: AsyncStream<ByteBuffer>.Continuation
     private let nioChannel: any Channel
     /// Keepalives, the dead-peer timeout and the close flush: the sans-IO machine this actor drives.
     private var liveness: ConnectionLiveness
@@ -36,7 +36,7 @@ public actor SecureConnection {
     /// Why the connection ended, as seen from this side; set once.
     public private(set) var endReason: ConnectionEnd?
 
-    init(channel: consuming SecureChannel, outbox: AsyncStream<[UInt8]>.Continuation, nioChannel: any Channel,
+    init(channel: consuming SecureChannel, outbox: AsyncStream<ByteBuffer>.Continuation, nioChannel: any Channel,
          remoteAddress: String, timings: ConnectionTimings, logger: Logger) {
         liveness = ConnectionLiveness(timings: timings, nowMicros: WireClock.monotonicMicros())
         self.channel = channel
@@ -57,28 +57,40 @@ public actor SecureConnection {
     /// without another trip into this actor to read `sentBytes`).
     public func sendCounted(_ message: ZRCMessage) throws(SessionError) -> Int {
         guard !closing else { throw SessionError(.protocolViolation, "the connection is closed") }
-        let bytes: [UInt8]
-        do {
-            bytes = try channel.seal(message)
-        } catch {
-            end(.local(reason: .internalError, text: error.message))
-            throw error
+        // Sealed straight into the buffer the socket writes from (the message's one copy after
+        // encoding; the records are encrypted there in place).
+        let encoded = message.encode()
+        let length = channel.sealedLength(ofMessageLength: encoded.count)
+        var bytes = nioChannel.allocator.buffer(capacity: length)
+        var failure: SessionError?
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { output in
+            do throws(SessionError) {
+                return try channel.seal(encoded: encoded, into: output)
+            } catch {
+                failure = error
+                return 0
+            }
         }
-        queuedBytes += bytes.count
+        if let failure {
+            end(.local(reason: .internalError, text: failure.message))
+            throw failure
+        }
+        queuedBytes += bytes.readableBytes
         guard queuedBytes <= Self.maximumQueuedBytes else {
             logger.warning("closing: the peer stopped reading (\(queuedBytes) bytes queued)")
             end(.local(reason: .timeout, text: "the peer stopped reading"))
             abort()
             throw SessionError(.protocolViolation, "the peer stopped reading; the connection was closed")
         }
+        let count = bytes.readableBytes
         outbox.yield(bytes)
-        sentBytes += bytes.count
+        sentBytes += count
         switch message {
         case .frameUpdate, .compactFrame: sentFrameUpdates += 1
         default: break
         }
         liveness.sent(atMicros: WireClock.monotonicMicros())
-        return bytes.count
+        return count
     }
 
     /// Sends `close(reason, text)` and closes the connection after it is written.

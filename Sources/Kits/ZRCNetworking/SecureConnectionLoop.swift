@@ -16,7 +16,7 @@ public enum SecureConnectionLoop {
         started: @Sendable (SecureConnection) async -> Void,
         handle: @escaping @Sendable (ZRCMessage, SecureConnection) async -> Void
     ) async -> ConnectionEnd {
-        let (outboxStream, outbox) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
+        let (outboxStream, outbox) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .unbounded)
         let connection = SecureConnection(channel: channel, outbox: outbox, nioChannel: nioChannel,
                                           remoteAddress: remoteAddress, timings: timings, logger: logger)
         return await withTaskGroup(of: Void.self) { group in
@@ -24,8 +24,9 @@ public enum SecureConnectionLoop {
                 // The only writer: records leave in the order they were sealed.
                 do {
                     for await bytes in outboxStream {
-                        try await outbound.write(ByteBuffer(bytes: bytes))
-                        await connection.didWrite(bytes.count)
+                        let count = bytes.readableBytes
+                        try await outbound.write(bytes)
+                        await connection.didWrite(count)
                     }
                 } catch {
                     logger.debug("write failed: \(error)")

@@ -39,6 +39,26 @@ struct CipherState: Sendable {
         return ciphertext
     }
 
+    /// `encrypt` in place (see `NoiseCrypto.encryptInPlace`); only for transport records, which
+    /// always have a key.
+    mutating func encryptInPlace(associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) {
+        guard let key else { preconditionFailure("in-place encryption needs a key (transport phase only)") }
+        guard nonce < Self.reservedNonce else { throw Self.exhausted }
+        crypto.encryptInPlace(key: key, nonce: nonce, associatedData: associatedData, buffer: buffer)
+        nonce += 1
+    }
+
+    /// `decrypt` in place; the nonce moves only when the record authenticates.
+    mutating func decryptInPlace(associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) {
+        guard let key else { preconditionFailure("in-place decryption needs a key (transport phase only)") }
+        guard nonce < Self.reservedNonce else { throw Self.exhausted }
+        guard buffer.count >= Self.tagLength else {
+            throw NoiseError(.messageTooShort, "an encrypted field of \(buffer.count) bytes is shorter than its 16-byte tag")
+        }
+        try crypto.decryptInPlace(key: key, nonce: nonce, associatedData: associatedData, buffer: buffer)
+        nonce += 1
+    }
+
     /// DecryptWithAd. On failure the nonce stays put (spec), so a forged record cannot make the
     /// receiver skip ahead of the sender.
     mutating func decrypt(associatedData: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {

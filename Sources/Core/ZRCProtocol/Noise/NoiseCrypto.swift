@@ -40,6 +40,16 @@ public protocol NoiseCrypto: Sendable {
     /// The inverse of `encrypt`; throws `.decryptFailed` when the tag does not verify.
     func decrypt(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8]
 
+    /// `encrypt` without a copy: the plaintext is `buffer`'s first `buffer.count - 16` bytes,
+    /// replaced by the ciphertext, and the tag is written to the last 16. The sender seals a
+    /// frame where it will be written from instead of making a new array per record.
+    func encryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer)
+
+    /// `decrypt` without a copy: `buffer` holds the ciphertext and its 16-byte tag; on success its
+    /// first `buffer.count - 16` bytes are the plaintext. On failure nothing is decrypted (the tag
+    /// is checked first) and the buffer's contents are undefined: the caller drops the record.
+    func decryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) throws(NoiseError)
+
     /// BLAKE2b-512 of the concatenation of `parts`, written to `output` (exactly `hashLength`
     /// bytes). Parts are borrowed buffers so HMAC can hash key-derived pads without copying them
     /// into arrays that would never be wiped.

@@ -58,6 +58,41 @@ public struct NoiseTransport: ~Copyable, Sendable {
         return ciphertext
     }
 
+    /// `encrypt` in place: `buffer` holds the plaintext followed by 16 bytes for the tag
+    /// (`NoiseCrypto.encryptInPlace`), so a record is sealed where it will be written from.
+    public mutating func encryptInPlace(_ buffer: UnsafeMutableRawBufferPointer, associatedData: [UInt8] = []) throws(NoiseError) {
+        guard var cipher = sender else {
+            throw NoiseError(.oneWayPattern, "a one-way Noise pattern lets only the initiator send")
+        }
+        let plaintextLength = buffer.count - CipherState.tagLength
+        guard plaintextLength >= 0, plaintextLength <= Self.maxPlaintextLength else {
+            throw NoiseError(.messageTooLarge, "a record of \(plaintextLength) bytes is outside the Noise limit of "
+                                 + "\(Self.maxPlaintextLength) plaintext bytes; split it")
+        }
+        try cipher.encryptInPlace(associatedData: associatedData, buffer: buffer)
+        if cipher.nonce % rekeyInterval == 0 { cipher.rekey() }
+        sender = cipher
+    }
+
+    /// `decrypt` in place: on success the buffer's first `count - 16` bytes are the plaintext.
+    public mutating func decryptInPlace(_ buffer: UnsafeMutableRawBufferPointer, associatedData: [UInt8] = []) throws(NoiseError) {
+        guard var cipher = receiver else {
+            throw NoiseError(.oneWayPattern, "a one-way Noise pattern lets the responder only receive")
+        }
+        guard buffer.count <= Self.maxMessageLength else {
+            throw NoiseError(.messageTooLarge, "a record of \(buffer.count) bytes exceeds the Noise limit of "
+                                 + "\(Self.maxMessageLength)")
+        }
+        do throws(NoiseError) {
+            try cipher.decryptInPlace(associatedData: associatedData, buffer: buffer)
+        } catch where error.kind == .decryptFailed {
+            throw NoiseError(.decryptFailed, "record \(cipher.nonce) failed authentication: it was tampered with, "
+                                 + "replayed, reordered or not sent by this peer; close the connection")
+        }
+        if cipher.nonce % rekeyInterval == 0 { cipher.rekey() }
+        receiver = cipher
+    }
+
     /// Decrypts the next record. A failure leaves the expected nonce unchanged; the caller
     /// should treat it as fatal for the connection.
     public mutating func decrypt(_ ciphertext: [UInt8], associatedData: [UInt8] = []) throws(NoiseError) -> [UInt8] {

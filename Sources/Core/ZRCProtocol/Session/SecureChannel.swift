@@ -32,25 +32,61 @@ public struct SecureChannel: ~Copyable, Sendable {
         try seal(encoded: message.encode())
     }
 
-    /// Seals bytes as one application message without checking them: for tests that play a
-    /// hostile peer (a valid message is always sealed through `seal(_:)`).
-    mutating func seal(encoded message: [UInt8]) throws(SessionError) -> [UInt8] {
-        // Sized once for every record (grown by doubling instead, a frame of a few hundred KB went
-        // through four or five buffers, the last two held at once), and the plaintexts made one
-        // at a time (made all at once, they were a second copy of the frame on the malloc heap,
-        // which keeps its high-water mark).
-        let records = fragmenter.plaintextCount(ofMessageLength: message.count)
-        var writer = ByteWriter(reservingCapacity: fragmenter.plaintextBytes(ofMessageLength: message.count)
-            + records * (Record.headerLength + NoiseTransport.overhead))
-        for fragment in fragmenter.plaintexts(of: message) {
+    /// The bytes sealing an encoded message of `length` bytes puts on the wire: every record's
+    /// header, plaintext (flags, the FIRST length, the chunk) and tag.
+    public func sealedLength(ofMessageLength length: Int) -> Int {
+        fragmenter.plaintextBytes(ofMessageLength: length)
+            + fragmenter.plaintextCount(ofMessageLength: length) * (Record.headerLength + NoiseTransport.overhead)
+    }
+
+    /// Seals an encoded message into `output` (at least `sealedLength(ofMessageLength:)` bytes,
+    /// owned by the caller — the socket's buffer) and returns the bytes written. Each record is
+    /// laid out where it will be written from — header, flags, the message's chunk — and encrypted
+    /// there in place: the message is copied once, into `output`, and nothing else is allocated.
+    public mutating func seal(encoded message: [UInt8], into output: UnsafeMutableRawBufferPointer) throws(SessionError) -> Int {
+        let total = sealedLength(ofMessageLength: message.count)
+        precondition(output.count >= total, "the output must hold the sealed message (\(total) bytes)")
+        var offset = 0
+        func put(_ value: some FixedWidthInteger) {
+            withUnsafeBytes(of: value.bigEndian) { output.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            offset += MemoryLayout.size(ofValue: value)
+        }
+        for piece in fragmenter.pieces(ofMessageLength: message.count) {
+            let body = piece.plaintextLength + NoiseTransport.overhead
+            put(Record.RecordType.transport.rawValue)
+            put(UInt32(body))
+            let plaintextStart = offset
+            put(piece.flags)
+            if piece.isFirst { put(UInt32(message.count)) }
+            message.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: output[offset..<(offset + piece.chunk.count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[piece.chunk]))
+            }
+            offset += piece.chunk.count + NoiseTransport.overhead
             do {
-                let ciphertext = try transport.encrypt(fragment)
-                Record(type: .transport, body: ciphertext).encode(into: &writer)
+                try transport.encryptInPlace(UnsafeMutableRawBufferPointer(rebasing: output[plaintextStart..<offset]))
             } catch {
                 throw SessionError.from(error, during: "encrypting")
             }
         }
-        return writer.bytes
+        return offset
+    }
+
+    /// Seals bytes as one application message without checking them: for tests that play a
+    /// hostile peer (a valid message is always sealed through `seal(_:)`).
+    mutating func seal(encoded message: [UInt8]) throws(SessionError) -> [UInt8] {
+        let total = sealedLength(ofMessageLength: message.count)
+        var failure: SessionError?
+        let sealed = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            do throws(SessionError) {
+                count = try seal(encoded: message, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+                count = 0
+            }
+        }
+        if let failure { throw failure }
+        return sealed
     }
 
     /// Seals one transport plaintext (fragment flags included) as it is: for tests that play a
@@ -76,20 +112,25 @@ public struct SecureChannel: ~Copyable, Sendable {
             throw SessionError.from(error)
         }
         var messages: [ZRCMessage] = []
-        for record in records {
-            guard record.type == .transport else {
-                throw SessionError(.protocolViolation, "the peer sent a \(record.type) record after the handshake")
+        for index in records.indices {
+            guard records[index].type == .transport else {
+                throw SessionError(.protocolViolation, "the peer sent a \(records[index].type) record after the handshake")
             }
-            let plaintext: [UInt8]
-            do {
-                plaintext = try transport.decrypt(record.body)
-                authenticatedRecords &+= 1
-            } catch {
-                if error.kind == .nonceExhausted { throw SessionError.from(error, during: "decrypting") }
+            // Taken out of the array so it is the body's only reference and decrypts in place.
+            var plaintext: [UInt8] = []
+            swap(&plaintext, &records[index].body)
+            var failure: NoiseError?
+            plaintext.withUnsafeMutableBytes { bytes in
+                do throws(NoiseError) { try transport.decryptInPlace(bytes) } catch { failure = error }
+            }
+            if let failure {
+                if failure.kind == .nonceExhausted { throw SessionError.from(failure, during: "decrypting") }
                 throw SessionError(
                     .recordRejected,
                     "a record failed authentication (tampered, replayed, reordered or corrupted); the connection is closed")
             }
+            plaintext.removeLast(NoiseTransport.overhead)
+            authenticatedRecords &+= 1
             do {
                 if let complete = try reassembler.add(plaintext) {
                     messages.append(try ZRCMessage.decode(complete))

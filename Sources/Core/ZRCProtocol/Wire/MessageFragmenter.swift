@@ -42,25 +42,57 @@ public struct MessageFragmenter: Sendable {
         length + FragmentFlags.firstHeaderLength - 1 + plaintextCount(ofMessageLength: length)
     }
 
-    /// `message`'s plaintexts in order, made one at a time.
-    public struct Plaintexts: Sequence, IteratorProtocol, Sendable {
-        let message: [UInt8]
+    /// Where each plaintext's chunk lies in a `length`-byte message, with its flags: what a sender
+    /// that writes the plaintexts itself (into the buffer it seals in place) needs.
+    public func pieces(ofMessageLength length: Int) -> Pieces {
+        precondition(length > 0, "an application message is never empty")
+        precondition(length <= Int(UInt32.max), "a message must fit the u32 length field")
+        return Pieces(length: length, maxPlaintextLength: maxPlaintextLength)
+    }
+
+    /// One plaintext: flags byte, the u32 total when FIRST, then `message[chunk]`.
+    public struct Piece: Sendable, Equatable {
+        public var flags: UInt8
+        public var isFirst: Bool
+        public var chunk: Range<Int>
+        /// Flags, the FIRST header's length field and the chunk.
+        public var plaintextLength: Int { (isFirst ? FragmentFlags.firstHeaderLength : 1) + chunk.count }
+    }
+
+    public struct Pieces: Sequence, IteratorProtocol, Sendable {
+        let length: Int
         let maxPlaintextLength: Int
         var offset = 0
 
-        public mutating func next() -> [UInt8]? {
-            guard offset < message.count else { return nil }
+        public mutating func next() -> Piece? {
+            guard offset < length else { return nil }
             let isFirst = offset == 0
             let room = maxPlaintextLength - (isFirst ? FragmentFlags.firstHeaderLength : 1)
-            let end = Swift.min(message.count, offset + room)
+            let end = Swift.min(length, offset + room)
             var flags: FragmentFlags = []
             if isFirst { flags.insert(.first) }
-            if end == message.count { flags.insert(.last) }
-            var writer = ByteWriter(reservingCapacity: maxPlaintextLength)
-            writer.write(flags.rawValue)
-            if isFirst { writer.write(UInt32(message.count)) }
-            writer.write(bytes: message[offset..<end])
-            offset = end
+            if end == length { flags.insert(.last) }
+            defer { offset = end }
+            return Piece(flags: flags.rawValue, isFirst: isFirst, chunk: offset..<end)
+        }
+    }
+
+    /// `message`'s plaintexts in order, made one at a time.
+    public struct Plaintexts: Sequence, IteratorProtocol, Sendable {
+        let message: [UInt8]
+        var pieces: Pieces
+
+        init(message: [UInt8], maxPlaintextLength: Int) {
+            self.message = message
+            pieces = Pieces(length: message.count, maxPlaintextLength: maxPlaintextLength)
+        }
+
+        public mutating func next() -> [UInt8]? {
+            guard let piece = pieces.next() else { return nil }
+            var writer = ByteWriter(reservingCapacity: piece.plaintextLength)
+            writer.write(piece.flags)
+            if piece.isFirst { writer.write(UInt32(message.count)) }
+            writer.write(bytes: message[piece.chunk])
             return writer.bytes
         }
     }
