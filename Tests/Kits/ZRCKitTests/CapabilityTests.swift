@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
+import ZRCKitTesting
 
 /// The host sends only what the controller announced in `hello`, and a controller that announces
 /// less still gets a working stream in what it takes — never silence.

@@ -4,6 +4,7 @@ import ZRCHostKit
 import ZRCNetworking
 import ZRCProtocol
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// Every accepted connection's end is accounted for: a flood of connections that the peer resets
 /// or closes before the host handles them is visible in the log (a first line per reason, then

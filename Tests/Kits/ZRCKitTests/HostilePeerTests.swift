@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 import ZRCControllerKit
 import ZRCHostKit
-import ZRCHostKitTesting
+import ZRCKitTesting
 import ZRCNetworking
 import ZRCProtocol
 import ZRCFrames

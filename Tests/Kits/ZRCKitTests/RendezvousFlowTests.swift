@@ -9,6 +9,7 @@ import ZRCProtocol
 import ZRCReach
 import ZRCStorage
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// The rendezvous's logic end to end in one process: the real host server and controller, with
 /// an in-memory broker and ICE that hands out socket pairs, so every message, seal, replay and

@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
+import ZRCKitTesting
 
 /// The frame pipeline and input path through a real host server and controller over loopback,
 /// with a fake screen and a lossless codec so results are exact.

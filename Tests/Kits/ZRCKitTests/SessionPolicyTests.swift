@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import ZRCControllerKit
 import ZRCHostKit
-import ZRCHostKitTesting
+import ZRCKitTesting
 import ZRCProtocol
 import ZRCNetworking
 import ZRCFrames
