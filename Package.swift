@@ -32,6 +32,8 @@ let package = Package(
         .executable(name: "zrc-bench", targets: ["zrc-bench"]),
         .executable(name: "zrc-netdelay", targets: ["zrc-netdelay"]),
         .library(name: "ZRCControllerKit", targets: ["ZRCControllerKit"]),
+        // The test kit (ZRCKitTesting below) as a product: the tests, the benchmarks and any package testing against ZRC.
+        .library(name: "ZRCKitTesting", targets: ["ZRCKitTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -154,15 +156,19 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCSystem", "ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCHostKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", argumentParser,
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", argumentParser,
                            logging]),
 
         // The network laboratory's delay: holds NFQUEUE packets for a fixed time (the kernel has no
         // netem). C, since it is a few lines around libnetfilter_queue.
         .executableTarget(name: "zrc-netdelay", dependencies: ["CNetfilterQueue"], path: "Tools/netdelay"),
 
-        // Hostile peers (connection and session floods) for the hostile-peer tests and `zrc-bench flood`.
-        .target(name: "ZRCHostKitTesting", dependencies: ["ZRCNetworking", "ZRCProtocol"] + nio),
+        // The test kit, for the tests and `zrc-bench`: a fake screen, a real host on loopback with its
+        // controllers (HostHarness), the rendezvous broker and ICE in memory, a hostile host, and
+        // hostile peers (connection and session floods).
+        .target(name: "ZRCKitTesting",
+                dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCReach", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
+                               "ZRCTestSupport", logging] + nio),
 
         // Headless Chromium under Playwright, for the browser viewer's tests and `zrc-bench web`.
         .target(name: "ZRCWebTesting"),
@@ -184,7 +190,7 @@ let package = Package(
                                                           "ZRCIce", "CReach", "ZRCMQTT", "ZRCReach", "ZRCNetworking", "ZRCProtocol", logging]),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCReach", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
-                                   "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCHostKitTesting", logging,
+                                   "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCKitTesting", logging,
                                    propertyBased] + nio),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",
@@ -210,7 +216,7 @@ let layers: [String: [String]] = [
                  "ZRCSodiumTests", "ZRCKeyStoreTests", "ZRCStorageTests", "ZRCAdapterTests"],
     "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",
              "ZRCKitTests", "ZRCViewerTests", "ZRCWebViewerTests"],
-    "Testing": ["ZRCHostKitTesting", "ZRCWebTesting"],
+    "Testing": ["ZRCKitTesting", "ZRCWebTesting"],
     "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport", "ZRCHostCommands", "ZRCControllerCommands",
                     "ZRCCommandTests"],
     "EndToEnd": ["ZRCEndToEndTests"],

@@ -128,37 +128,46 @@ enum BenchDisplay {
         return (started.name, started.server)
     }
 
+    /// Xvfb picks a free display number itself (`-displayfd 1`: it writes the number on its
+    /// standard output once it listens), so benchmarks started at once, and the tests' servers,
+    /// never race for one.
     static func start(width: Int, height: Int) throws -> (name: String, server: BenchChild) {
         let xvfb = "/usr/bin/Xvfb"
         guard FileManager.default.isExecutableFile(atPath: xvfb) else {
             throw ValidationError("Xvfb is not installed: run Tools/install-deps.sh (package xvfb), or pass --display")
         }
-        for number in 400..<500 where !isHeld(number) {
-            let name = ":\(number)"
-            let server = try BenchChild("Xvfb \(name)", executable: xvfb,
-                                        arguments: [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
-                                        quiet: true)
-            for _ in 0..<100 {
-                if (try? X11Connection(displayName: name)) != nil { return (name, server) }
-                guard server.process.isRunning else { break }
-                usleep(50_000)
-            }
+        let server = try BenchChild("Xvfb", executable: xvfb,
+                                    arguments: ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
+                                    quiet: true)
+        guard let number = displayNumber(of: server, within: .seconds(10)) else {
             server.stop()
+            throw ValidationError("Xvfb reported no display number within 10 s")
         }
-        throw ValidationError("could not start Xvfb on any display :400–:499")
+        let name = ":\(number)"
+        guard (try? X11Connection(displayName: name)) != nil else {
+            server.stop()
+            throw ValidationError("Xvfb on \(name) does not accept a connection")
+        }
+        return (name, server)
     }
 
-    /// Whether a running X server holds display `number`: its lock file names a live process.
-    /// A lock or socket left by a server that was killed does not count (Xvfb replaces both), so
-    /// interrupted benchmarks never use up the display numbers.
-    static func isHeld(_ number: Int) -> Bool {
-        guard let text = try? String(contentsOfFile: "/tmp/.X\(number)-lock", encoding: .ascii) else {
-            // No lock: a socket alone may still belong to a server started otherwise.
-            return FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
-                && (try? X11Connection(displayName: ":\(number)")) != nil
+    /// The number Xvfb writes (a whole line) on its standard output once it listens; nil if it
+    /// exits first or writes none within `timeout`. Blocking, like starting Xvfb always was here.
+    private static func displayNumber(of server: BenchChild, within timeout: Duration) -> Int? {
+        let fd = server.output.fileHandleForReading.fileDescriptor
+        let deadline = ContinuousClock.now + timeout
+        var text = ""
+        while !text.hasSuffix("\n") {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
+            guard poll(&poller, 1, milliseconds) > 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1 else { return nil }  // Xvfb exited
+            text.append(Character(UnicodeScalar(byte)))
         }
-        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return true }
-        return kill(pid, 0) == 0 || errno == EPERM
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
 

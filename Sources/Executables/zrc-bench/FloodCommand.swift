@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import ZRCCommandSupport
 import ZRCControllerKit
-import ZRCHostKitTesting
+import ZRCKitTesting
 import ZRCNetworking
 import ZRCProtocol
 import ZRCSodium

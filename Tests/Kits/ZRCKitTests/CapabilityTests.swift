@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
+import ZRCKitTesting
 
 /// The host sends only what the controller announced in `hello`, and a controller that announces
 /// less still gets a working stream in what it takes — never silence.
@@ -31,13 +32,7 @@ import ZRCProtocol
         let session = try await controller.connect(to: "desk")
         let canShowPictures = !announced.isDisjoint(with: Capabilities.pictureEncodings)
         if canShowPictures {
-            let deadline = ContinuousClock.now + .seconds(15)
-            var shown = false
-            while !shown, ContinuousClock.now < deadline {
-                shown = await session.pollFrame()?.pixels == screen.pixels
-                if !shown { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            #expect(shown, "the picture arrives in what \(announced) allows")
+            #expect(await SessionWaits.shows(session, screen.pixels, within: .seconds(15)), "the picture arrives in what \(announced) allows")
             // A change, so motion and refinement happen too.
             screen.draw { $0.fill(PixelRect(x: 200, y: 100, width: 30, height: 30), rgb: 0xFF0000) }
             _ = await SessionWaits.settledVersion(session)

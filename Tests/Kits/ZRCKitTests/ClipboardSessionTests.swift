@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
+import ZRCKitTesting
 
 /// The clipboard rules of a host session, with an in-memory clipboard: who may read and set it,
 /// who hears of changes, and that bad content is refused without ending the session.

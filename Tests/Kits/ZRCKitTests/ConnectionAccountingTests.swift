@@ -4,6 +4,7 @@ import ZRCHostKit
 import ZRCNetworking
 import ZRCProtocol
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// Every accepted connection's end is accounted for: a flood of connections that the peer resets
 /// or closes before the host handles them is visible in the log (a first line per reason, then
@@ -44,11 +45,10 @@ import ZRCTestSupport
 
     /// Waits (bounded, generously) until the host has seen every connection end.
     static func waitForEnds(_ harness: HostHarness, count: Int) async -> (accepted: Int, ended: Int) {
-        let deadline = ContinuousClock.now + .seconds(120)
         var totals = await harness.server.connectionTotals()
-        while totals.ended < count || totals.ended < totals.accepted, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+        _ = await pollUntil("the host to see \(count) connections end", within: .seconds(120)) {
             totals = await harness.server.connectionTotals()
+            return totals.ended >= count && totals.ended >= totals.accepted
         }
         return totals
     }

@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCHostKit
 import ZRCProtocol
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// Garbage, truncated, oversized and stalled connections are each closed with a logged reason,
 /// while a paired controller's session carries on undisturbed.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZRCProtocol
+import ZRCKitTesting
 
 /// `zrc-ctl` as a real process against a malicious host: it stops with a clear message, keeps its
 /// memory bounded, and never lets the host's words act on the terminal.

@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 import ZRCControllerKit
 import ZRCHostKit
-import ZRCHostKitTesting
+import ZRCKitTesting
 import ZRCNetworking
 import ZRCProtocol
 import ZRCFrames
@@ -32,10 +32,7 @@ import ZRCTestSupport
         // Runs until stopped below (the duration is only a bound should the test die first).
         let flood = ConnectionFlood(port: address.port, idle: 100, identified: 20, duration: .seconds(600))
         flood.start()
-        let clock = ContinuousClock()
-        let floodDeadline = clock.now + .seconds(60)
-        while flood.counts.peakOpen < 100, clock.now < floodDeadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(flood.counts.peakOpen >= 100, "the flood keeps 100+ connections open: \(flood.counts)")
+        #expect(await flood.waitUntil(within: .seconds(60)) { $0.peakOpen >= 100 }, "the flood keeps 100+ connections open: \(flood.counts)")
 
         // A fixed number of attempts, however long a loaded machine takes for them.
         var failures: [String] = []
@@ -44,10 +41,8 @@ import ZRCTestSupport
                 let session = try await controller.connect(to: "desk")
                 _ = try await session.ping(timeout: .seconds(60))
                 // Every other attempt is a viewer: it must get the screen, too.
-                if attempts % 2 == 0 {
-                    let frameDeadline = clock.now + .seconds(60)
-                    while await session.pollFrame() == nil, clock.now < frameDeadline { try await Task.sleep(for: .milliseconds(10)) }
-                    if await session.pollFrame() == nil { failures.append("attempt \(attempts): no frame") }
+                if attempts % 2 == 0, await SessionWaits.frame(session, within: .seconds(60), where: { _ in true }) == nil {
+                    failures.append("attempt \(attempts): no frame")
                 }
                 await session.close()
             } catch {
@@ -81,10 +76,9 @@ import ZRCTestSupport
         // costs the machine, not the host's slots).
         let floods = (2...9).map { ConnectionFlood(port: address.port, source: "127.0.0.\($0)", idle: 0, identified: 8, duration: .seconds(600)) }
         floods.forEach { $0.start() }
-        let clock = ContinuousClock()
-        let floodDeadline = clock.now + .seconds(30)
-        while floods.contains(where: { $0.counts.peakOpen < 8 }), clock.now < floodDeadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(floods.allSatisfy { $0.counts.peakOpen >= 8 }, "each address keeps its slots: \(floods.map(\.counts.peakOpen))")
+        var holding = true
+        for flood in floods where await !flood.waitUntil(within: .seconds(30), { $0.peakOpen >= 8 }) { holding = false }
+        #expect(holding, "each address keeps its slots: \(floods.map(\.counts.peakOpen))")
 
         var failures: [String] = []
         for attempt in 1...15 {
@@ -159,13 +153,13 @@ import ZRCTestSupport
         let error = await #expect(throws: ControllerError.self) { try await controller.connect(to: "desk") }
         #expect(error?.kind == .rejected(.tooManySessions))
         await sessions.removeFirst().close()
-        // The host frees the slot once it has seen the session end.
-        let deadline = ContinuousClock.now + .seconds(15)
-        var fifth: ControllerSession?
-        while fifth == nil, ContinuousClock.now < deadline {
-            fifth = try? await controller.connect(to: "desk")
-            if fifth == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
+        // The host frees the slot once it has seen the session end, in the step that takes the
+        // session off its listing (which announces nothing: look until it lists three).
+        #expect(try await pollUntil("the closed session off the listing", within: .seconds(15)) {
+            guard case .sessions(let listed) = try await harness.request(.listSessions) else { throw HarnessError("no listing") }
+            return listed.count == 3
+        })
+        let fifth = try? await controller.connect(to: "desk")
         #expect(fifth != nil, "a closed session frees its slot")
         await fifth?.close()
         for session in sessions { await session.close() }
@@ -200,6 +194,7 @@ import ZRCTestSupport
             } catch {
                 failures.append("\(error)")
             }
+            // The pings' pace over the flood's 10 s (the scenario, not a wait for a condition).
             try await Task.sleep(for: .milliseconds(200))
         }
         var sent = 0

@@ -5,6 +5,7 @@ import ZRCHostKit
 import ZRCProtocol
 import ZRCStorage
 import ZRCTestSupport
+import ZRCKitTesting
 
 @Suite struct PairingTests {
     @Test func pairingPinsTheHostAndAuthorizesTheController() async throws {

@@ -9,6 +9,7 @@ import ZRCProtocol
 import ZRCReach
 import ZRCStorage
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// The rendezvous's logic end to end in one process: the real host server and controller, with
 /// an in-memory broker and ICE that hands out socket pairs, so every message, seal, replay and
@@ -142,7 +143,8 @@ import ZRCTestSupport
             let topics = try RendezvousTopics(local: flooderIdentity, remote: rig.harness.hostIdentity.publicKey, localIsHost: false,
                                               crypto: rig.harness.crypto)
             let inbox = topics.inboxTopic(day: RendezvousTopics.day(unixSeconds: rig.harness.server.configuration.unixSeconds))
-            // The host subscribes to a new pairing's inbox a moment after it pairs: wait for the first answer.
+            // The host subscribes to a new pairing's inbox a moment after it pairs: wait for that, then
+            // for its answer to a first offer.
             func offer(_ index: Int) throws -> BrokerMessage {
                 let nonce = (0..<16).map { UInt8(truncatingIfNeeded: index >> (8 * ($0 % 4))) ^ UInt8($0) }
                 let message = RendezvousMessage.offer(.init(
@@ -154,13 +156,11 @@ import ZRCTestSupport
                                                                                   crypto: rig.harness.crypto))
             }
             let replies = "zrc/v1/out/" + String(repeating: "ee", count: 16)
+            #expect(await rig.broker.waitUntil(within: .seconds(30)) { $0.isSubscribed(to: inbox) }, "the host listens on the pairing's inbox")
             var index = 0
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !rig.broker.published.contains(where: { $0.topic == replies }), ContinuousClock.now < deadline {
-                rig.broker.publish(try offer(index))
-                index += 1
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            rig.broker.publish(try offer(index))
+            index += 1
+            #expect(await rig.broker.waitUntil(within: .seconds(30)) { $0.published.contains { $0.topic == replies } }, "the host answers")
             for _ in 0..<5000 {
                 rig.broker.publish(try offer(index))
                 index += 1

@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
+import ZRCKitTesting
 
 /// The frame pipeline and input path through a real host server and controller over loopback,
 /// with a fake screen and a lossless codec so results are exact.
@@ -17,25 +18,14 @@ import ZRCProtocol
         return (harness, controller)
     }
 
+    /// Waits (5 s at most) for a frame newer than `version` showing `expected`.
     func waitForFrame(_ session: ControllerSession, matching expected: PixelBuffer, after version: UInt64 = 0) async -> ComposedFrame? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        while clock.now < deadline {
-            if let frame = await session.pollFrame(newerThan: version), frame.pixels == expected { return frame }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
+        await SessionWaits.frame(session, within: .seconds(5)) { $0.version > version && $0.pixels == expected }
     }
 
     /// Waits (generously) for a frame showing `expected` through `mapping`.
     func waitForPicture(_ session: ControllerSession, _ expected: PixelBuffer, mapping: PictureMapping?) async -> ComposedFrame? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(15)
-        while clock.now < deadline {
-            if let frame = await session.pollFrame(), frame.mapping == mapping, frame.pixels == expected { return frame }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
+        await SessionWaits.frame(session, within: .seconds(15)) { $0.mapping == mapping && $0.pixels == expected }
     }
 
     /// The controller asks for the picture it shows; the host sends that, scaled and then only
@@ -83,7 +73,8 @@ import ZRCProtocol
 
             // Once the still areas have been refined (100 ms after the last change), a static screen sends
             // nothing but keepalives. How long the refinement takes to arrive depends on the machine's
-            // load, so wait (bounded) for the stream to settle before watching for silence.
+            // load, so wait (bounded) for the stream to settle before watching for silence. The 2 s
+            // of silence are the scenario (nothing announces that nothing came).
             let before = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
             try await Task.sleep(for: .seconds(2))
             #expect(await session.pollFrame(newerThan: before) == nil)
@@ -96,24 +87,16 @@ import ZRCProtocol
         let (harness, controller) = try await start(screen: screen)
         try await harness.stoppingAfter {
             let session = try await controller.connect(to: "desk")
-            #expect(await waitFor { await session.pollCursor().x == 5 })
+            #expect(await SessionWaits.until(session, within: .seconds(5)) { await session.pollCursor().x == 5 })
             #expect(await session.pollCursor().shape == FakeScreen.arrow)
             screen.movePointer(x: 40, y: 30)
-            #expect(await waitFor {
+            #expect(await SessionWaits.until(session, within: .seconds(5)) {
                 let cursor = await session.pollCursor()
                 return cursor.x == 40 && cursor.y == 30
             })
             #expect(await session.cursorShapesReceived == 1)
             await session.close()
         }
-    }
-
-    func waitFor(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<250 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 
     @Test func inputReachesTheHostUnlessTheSessionIsViewOnly() async throws {
@@ -128,7 +111,7 @@ import ZRCProtocol
             #expect(screen.injected == events)
             await session.close()
             _ = await session.waitUntilEnded()
-            #expect(await waitFor { screen.releases >= 1 }, "held keys and buttons are released when a session ends")
+            #expect(await screen.waitUntil(within: .seconds(5)) { $0.releases >= 1 }, "held keys and buttons are released when a session ends")
 
             let viewer = try await controller.connect(to: "desk", viewOnly: true)
             #expect(viewer.granted.contains(.viewOnly))

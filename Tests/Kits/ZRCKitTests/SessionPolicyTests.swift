@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import ZRCControllerKit
 import ZRCHostKit
-import ZRCHostKitTesting
+import ZRCKitTesting
 import ZRCProtocol
 import ZRCNetworking
 import ZRCFrames
@@ -30,8 +30,14 @@ import ZRCTestSupport
             #expect(watching.granted.contains(.viewOnly))
 
             _ = try await watching.ping(timeout: .seconds(60))  // a keepalive round trip, so the listing has an RTT
-            try await Task.sleep(for: .milliseconds(700))
-            guard case .sessions(let sessions) = try await harness.request(.listSessions) else { throw HarnessError("no list") }
+            // The listing is read over the control socket, which announces nothing: look until both
+            // sessions show traffic.
+            var sessions: [SessionSummary] = []
+            _ = try await pollUntil("both sessions listed with traffic", within: .seconds(30)) {
+                guard case .sessions(let listed) = try await harness.request(.listSessions) else { throw HarnessError("no list") }
+                sessions = listed
+                return listed.count == 2 && listed.allSatisfy { $0.bytesPerSecond > 0 }
+            }
             #expect(sessions.map(\.controllerName) == ["first", "second"])
             #expect(sessions.map(\.viewOnly) == [false, true])
             #expect(sessions.allSatisfy { $0.bytesPerSecond > 0 })
@@ -40,14 +46,13 @@ import ZRCTestSupport
             #expect(await controlling.waitUntilEnded() == .remote(reason: .normal, text: "the host's user ended this session"))
             await watching.close()
             _ = await watching.waitUntilEnded()
-            // The host forgets an ended session asynchronously; a loaded machine may take a moment.
-            var next = try await second.connect(to: "desk")
-            for _ in 0..<50 where next.granted.contains(.viewOnly) {
-                await next.close()
-                _ = await next.waitUntilEnded()
-                try await Task.sleep(for: .milliseconds(100))
-                next = try await second.connect(to: "desk")
-            }
+            // The host forgets an ended session asynchronously; a loaded machine may take a moment. It
+            // takes a session off the listing and frees its control in one step: wait for the listing.
+            #expect(try await pollUntil("the ended sessions off the listing", within: .seconds(30)) {
+                guard case .sessions(let listed) = try await harness.request(.listSessions) else { throw HarnessError("no list") }
+                return listed.isEmpty
+            })
+            let next = try await second.connect(to: "desk")
             #expect(!next.granted.contains(.viewOnly), "control passes on once the controlling session has ended")
             await next.close()
         }
@@ -120,14 +125,7 @@ import ZRCTestSupport
             screen.draw { $0.fill(PixelRect(x: 100, y: 0, width: 50, height: 50), rgb: 0x0000FF) }
             let next = try await controller.connect(to: "desk")
             #expect(!next.granted.contains(.viewOnly), "control passed on")
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(5)
-            var matched = false
-            while clock.now < deadline, !matched {
-                matched = await next.pollFrame()?.pixels == screen.pixels
-                if !matched { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(matched, "the next controller gets the current screen")
+            #expect(await SessionWaits.shows(next, screen.pixels, within: .seconds(5)), "the next controller gets the current screen")
             await next.close()
         }
     }

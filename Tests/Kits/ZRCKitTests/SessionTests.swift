@@ -7,6 +7,7 @@ import ZRCNetworking
 import ZRCProtocol
 import ZRCStorage
 import ZRCTestSupport
+import ZRCKitTesting
 
 @Suite struct SessionTests {
     @Test func revokingEndsTheLiveSessionAndRefusesTheNextOne() async throws {

@@ -5,6 +5,7 @@ import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// Encoding once for several viewers, through a real host server and controllers over loopback:
 /// viewers of the same screen take the updates one of them made, and every controller's picture

@@ -93,15 +93,17 @@ import ZRCXTestSupport
 
     // MARK: Real X clients
 
-    /// Waits (bounded) until the controller's view of the pointer satisfies `condition`.
+    /// Waits (15 s at most) until the controller's view of the pointer satisfies `condition`,
+    /// looking again at each pointer message.
     static func cursor(_ session: ControllerSession, where condition: (RemoteCursor) -> Bool) async -> RemoteCursor? {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
+        var found: RemoteCursor?
+        _ = await SessionWaits.until(session, within: .seconds(15)) {
             let cursor = await session.pollCursor()
-            if condition(cursor) { return cursor }
-            try? await Task.sleep(for: .milliseconds(10))
+            guard condition(cursor) else { return false }
+            found = cursor
+            return true
         }
-        return nil
+        return found
     }
 
     @Test func blankEnlargedAnimatedAndHiddenPointersKeepTheSessionAlive() async throws {
@@ -120,11 +122,8 @@ import ZRCXTestSupport
 
         let shapesBefore = await session.cursorShapesReceived
         try client.setAnimatedCursor(side: 24, colours: [0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF], delayMillis: 30)
-        let deadline = ContinuousClock.now + .seconds(15)
-        while await session.cursorShapesReceived < shapesBefore + 4, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(await session.cursorShapesReceived >= shapesBefore + 4, "every frame of an animated cursor is a shape")
+        #expect(await SessionWaits.until(session, within: .seconds(15)) { await session.cursorShapesReceived >= shapesBefore + 4 },
+                "every frame of an animated cursor is a shape")
 
         try client.hide()
         _ = try await session.ping(timeout: .seconds(60))

@@ -10,6 +10,7 @@ import ZRCTestSupport
 import ZRCX11
 import ZRCXTestSupport
 import Logging
+import ZRCKitTesting
 
 /// The host on a real X server: a private Xvfb per test, the X11 source (MIT-SHM, XDamage,
 /// XTest), libjpeg-turbo, and test X clients that draw known content or record the input they get.
@@ -98,19 +99,11 @@ import Logging
         return image
     }
 
-    /// The first frame for which `condition` holds, polling every 5 ms for up to 10 s.
+    /// The first frame newer than `version` for which `condition` holds, looked at as each arrives,
+    /// for up to 10 s.
     static func frame(_ session: ControllerSession, newerThan version: UInt64 = 0,
                       where condition: (ComposedFrame) -> Bool = { _ in true }) async -> ComposedFrame? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        var seen = version
-        while ContinuousClock.now < deadline {
-            if let frame = await session.pollFrame(newerThan: seen) {
-                if condition(frame) { return frame }
-                seen = frame.version
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return nil
+        await SessionWaits.frame(session, within: .seconds(10)) { $0.version > version && condition($0) }
     }
 
     @Test func knownContentArrivesPixelExactAfterRefinementAndWithinPSNRDuringMotion() async throws {
@@ -171,7 +164,7 @@ import Logging
         #expect(change.pixels == expected, "pixel-exact at once")
 
         let still = try #require(await SessionWaits.settledVersion(session), "the stream never went quiet")
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2))  // the scenario: 2 s in which nothing may come
         #expect(await session.pollFrame(newerThan: still) == nil, "a static screen sends nothing for 2 s")
         await session.close()
         await setup.stop()

@@ -3,6 +3,7 @@ import Testing
 import ZRCControllerKit
 import ZRCFrames
 import ZRCHostKit
+import ZRCKitTesting
 
 /// Several viewers of one real X server: in step they share updates (`SharedUpdates`) and every
 /// picture stays exact; a viewer that comes after all others left sees the screen as it is now

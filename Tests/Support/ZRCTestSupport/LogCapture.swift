@@ -5,6 +5,7 @@ import Synchronization
 /// capture fallback) was logged with its reason.
 public final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
+    private let appended = ChangeSignal()
 
     public init() {}
 
@@ -18,16 +19,13 @@ public final class LogCapture: Sendable {
 
     /// Waits up to `timeout` for a line containing `text`.
     public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return contains(text)
+        await appended.wait(within: timeout) { contains(text) }
     }
 
-    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+    fileprivate func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+        appended.notify()
+    }
 
     private struct Handler: LogHandler {
         let capture: LogCapture

@@ -74,7 +74,7 @@ public struct SecureChannel: ~Copyable, Sendable {
 
     /// Seals bytes as one application message without checking them: for tests that play a
     /// hostile peer (a valid message is always sealed through `seal(_:)`).
-    mutating func seal(encoded message: [UInt8]) throws(SessionError) -> [UInt8] {
+    package mutating func seal(encoded message: [UInt8]) throws(SessionError) -> [UInt8] {
         let total = sealedLength(ofMessageLength: message.count)
         var failure: SessionError?
         let sealed = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
@@ -91,7 +91,7 @@ public struct SecureChannel: ~Copyable, Sendable {
 
     /// Seals one transport plaintext (fragment flags included) as it is: for tests that play a
     /// peer whose fragments break the rules.
-    mutating func seal(fragment plaintext: [UInt8]) throws(SessionError) -> [UInt8] {
+    package mutating func seal(fragment plaintext: [UInt8]) throws(SessionError) -> [UInt8] {
         var writer = ByteWriter()
         do {
             Record(type: .transport, body: try transport.encrypt(plaintext)).encode(into: &writer)

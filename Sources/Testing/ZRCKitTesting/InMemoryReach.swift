@@ -1,19 +1,37 @@
 import Foundation
 import Synchronization
 import ZRCNetworking
-import ZRCProtocol
-import ZRCReach
+public import ZRCProtocol
+public import ZRCReach
+import ZRCTestSupport
 
 /// An MQTT broker in memory: what is published reaches every client subscribed to the topic,
 /// and everything published is kept for the tests to look at (or publish again).
-final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
+public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
     private let state = Mutex<(clients: [InMemoryBrokerClient], published: [BrokerMessage], down: Bool)>(([], [], false))
+    /// Every publication, connection and change of subscriptions: what `waitUntil` looks again at.
+    private let changes = ChangeSignal()
 
-    var published: [BrokerMessage] { state.withLock { $0.published } }
+    public init() {}
 
-    func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+    public var published: [BrokerMessage] { state.withLock { $0.published } }
 
-    func connect(to url: ReachURL, clientID: String, persistent: Bool, timeout: Duration) async throws(ReachError) -> any RendezvousBrokerClient {
+    /// Whether a connected client subscribes to `topic`.
+    public func isSubscribed(to topic: String) -> Bool {
+        state.withLock { $0.clients }.contains { $0.subscribes(to: topic) }
+    }
+
+    /// Whether `condition` held of the broker within `timeout`, looked at again after every
+    /// publication, connection and change of subscriptions.
+    public func waitUntil(within timeout: Duration, _ condition: (InMemoryBroker) -> Bool) async -> Bool {
+        await changes.wait(within: timeout) { condition(self) }
+    }
+
+    func subscriptionsChanged() { changes.notify() }
+
+    public func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+
+    public func connect(to url: ReachURL, clientID: String, persistent: Bool, timeout: Duration) async throws(ReachError) -> any RendezvousBrokerClient {
         let client = InMemoryBrokerClient(url: url, broker: self)
         let refused = state.withLock { state -> Bool in
             if state.down { return true }
@@ -21,45 +39,55 @@ final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
             return false
         }
         if refused { throw ReachError(.brokerUnavailable, "cannot reach the rendezvous broker \(url): connection refused") }
+        changes.notify()
         return client
     }
 
-    func publish(_ message: BrokerMessage) {
+    public func publish(_ message: BrokerMessage) {
         let clients = state.withLock { state in
             state.published.append(message)
             return state.clients
         }
         for client in clients { client.deliver(message) }
+        changes.notify()
     }
 
-    func remove(_ client: InMemoryBrokerClient) { state.withLock { $0.clients.removeAll { $0 === client } } }
+    public func remove(_ client: InMemoryBrokerClient) {
+        state.withLock { $0.clients.removeAll { $0 === client } }
+        changes.notify()
+    }
 }
 
-final class InMemoryBrokerClient: RendezvousBrokerClient, Sendable {
-    let url: ReachURL
-    let events: AsyncStream<BrokerEvent>
+public final class InMemoryBrokerClient: RendezvousBrokerClient, Sendable {
+    public let url: ReachURL
+    public let events: AsyncStream<BrokerEvent>
     private let sink: AsyncStream<BrokerEvent>.Continuation
     private let topics = Mutex<Set<String>>([])
     private let broker: InMemoryBroker
 
-    init(url: ReachURL, broker: InMemoryBroker) {
+    public init(url: ReachURL, broker: InMemoryBroker) {
         self.url = url
         self.broker = broker
         (events, sink) = AsyncStream.makeStream()
         sink.yield(.connected)
     }
 
-    func deliver(_ message: BrokerMessage) {
+    public func deliver(_ message: BrokerMessage) {
         if topics.withLock({ $0.contains(message.topic) }) { sink.yield(.message(message)) }
     }
 
-    func setSubscriptions(_ topics: Set<String>) async throws(ReachError) { self.topics.withLock { $0 = topics } }
+    public func setSubscriptions(_ topics: Set<String>) async throws(ReachError) {
+        self.topics.withLock { $0 = topics }
+        broker.subscriptionsChanged()
+    }
 
-    func publish(topic: String, payload: [UInt8], timeout: Duration) async throws(ReachError) {
+    public func subscribes(to topic: String) -> Bool { topics.withLock { $0.contains(topic) } }
+
+    public func publish(topic: String, payload: [UInt8], timeout: Duration) async throws(ReachError) {
         broker.publish(BrokerMessage(topic: topic, payload: payload))
     }
 
-    func close() async {
+    public func close() async {
         broker.remove(self)
         sink.finish()
     }
@@ -67,18 +95,20 @@ final class InMemoryBrokerClient: RendezvousBrokerClient, Sendable {
 
 /// ICE in memory: two agents whose descriptions name each other get the two ends of a socket
 /// pair, as the real adapter hands out its stream.
-final class SocketPairIce: IceAgentMaker, Sendable {
+public final class SocketPairIce: IceAgentMaker, Sendable {
     private let waiting = Mutex<[String: CheckedContinuation<Int32?, Never>]>([:])
     private let made = Atomic<Int>(0)
     private let settingsSeen = Mutex<[(controlling: Bool, settings: IceSettings)]>([])
 
+    public init() {}
+
     /// Agents made so far (each offer the host answers makes one).
-    var agentsMade: Int { made.load(ordering: .relaxed) }
+    public var agentsMade: Int { made.load(ordering: .relaxed) }
 
     /// The settings each agent was made with, in order.
-    var agentSettings: [(controlling: Bool, settings: IceSettings)] { settingsSeen.withLock { $0 } }
+    public var agentSettings: [(controlling: Bool, settings: IceSettings)] { settingsSeen.withLock { $0 } }
 
-    func makeAgent(controlling: Bool, settings: IceSettings) async throws(ReachError) -> any IceAgent {
+    public func makeAgent(controlling: Bool, settings: IceSettings) async throws(ReachError) -> any IceAgent {
         made.add(1, ordering: .relaxed)
         settingsSeen.withLock { $0.append((controlling, settings)) }
         return SocketPairAgent(switchboard: self, controlling: controlling, ufrag: String(UUID().uuidString.prefix(8)).filter(\.isLetter).padding(toLength: 8, withPad: "a", startingAt: 0))
@@ -87,12 +117,12 @@ final class SocketPairIce: IceAgentMaker, Sendable {
     private let connects = Mutex<[(controlling: Bool, remote: IceDescription)]>([])
 
     /// The peer descriptions agents were asked to connect to, in order.
-    var connectsSeen: [(controlling: Bool, remote: IceDescription)] { connects.withLock { $0 } }
+    public var connectsSeen: [(controlling: Bool, remote: IceDescription)] { connects.withLock { $0 } }
 
-    func noteConnect(controlling: Bool, remote: IceDescription) { connects.withLock { $0.append((controlling, remote)) } }
+    public func noteConnect(controlling: Bool, remote: IceDescription) { connects.withLock { $0.append((controlling, remote)) } }
 
     /// The first of a pair waits (up to `timeout`); the second makes the socket pair.
-    func meet(_ local: String, _ remote: String, timeout: Duration) async -> Int32? {
+    public func meet(_ local: String, _ remote: String, timeout: Duration) async -> Int32? {
         let key = [local, remote].sorted().joined(separator: "/")
         return await withCheckedContinuation { continuation in
             let partner = waiting.withLock { waiting in waiting.removeValue(forKey: key) ?? { waiting[key] = continuation; return nil }() }
@@ -115,17 +145,23 @@ final class SocketPairIce: IceAgentMaker, Sendable {
     }
 }
 
-struct SocketPairAgent: IceAgent {
-    let switchboard: SocketPairIce
-    let controlling: Bool
-    let ufrag: String
+public struct SocketPairAgent: IceAgent {
+    public let switchboard: SocketPairIce
+    public let controlling: Bool
+    public let ufrag: String
 
-    func localDescription(timeout: Duration) async throws(ReachError) -> IceDescription {
+    public init(switchboard: SocketPairIce, controlling: Bool, ufrag: String) {
+        self.switchboard = switchboard
+        self.controlling = controlling
+        self.ufrag = ufrag
+    }
+
+    public func localDescription(timeout: Duration) async throws(ReachError) -> IceDescription {
         IceDescription(usernameFragment: ufrag, password: String(repeating: "p", count: 22),
                        candidates: [IceCandidate(kind: .host, priority: 1, foundation: "1", address: "10.0.0.1", port: 5000)])
     }
 
-    func connect(to remote: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
+    public func connect(to remote: IceDescription, timeout: Duration) async throws(ReachError) -> IceStream {
         switchboard.noteConnect(controlling: controlling, remote: remote)
         guard let socket = await switchboard.meet(ufrag, remote.usernameFragment, timeout: timeout) else {
             throw ReachError(.iceFailed, "ICE found no working path (no peer)")
@@ -133,5 +169,5 @@ struct SocketPairAgent: IceAgent {
         return IceStream(socket: socket, path: .iceDirect(local: .host, remote: .host, remoteEndpoint: "10.0.0.1:5000"), window: 65536, agent: self)
     }
 
-    func close() async {}
+    public func close() async {}
 }

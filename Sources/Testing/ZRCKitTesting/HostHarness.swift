@@ -1,24 +1,24 @@
-import ZRCTestSupport
-import Foundation
+public import Foundation
 import Logging
 import Synchronization
-import ZRCControllerKit
-import ZRCFrames
-import ZRCHostKit
+public import ZRCControllerKit
+public import ZRCFrames
+public import ZRCHostKit
 import ZRCNetworking
-import ZRCProtocol
-import ZRCSodium
-import ZRCStorage
+public import ZRCProtocol
+public import ZRCSodium
+public import ZRCStorage
+public import ZRCTestSupport
 
 /// A real `HostServer` on loopback with its files in a temporary directory, and controllers
 /// to talk to it. Short timeouts keep the tests quick.
-final class HostHarness: Sendable {
-    let directory: URL
-    let crypto: SodiumCrypto
-    let hostIdentity: NoiseKeyPair
-    let log = LogCapture()
-    let server: HostServer
-    let clock = ClockOffset()
+public final class HostHarness: Sendable {
+    public let directory: URL
+    public let crypto: SodiumCrypto
+    public let hostIdentity: NoiseKeyPair
+    public let log = LogCapture()
+    public let server: HostServer
+    public let clock = ClockOffset()
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
 
     /// `handshakeTimeout`: generous by default, like the keepalive timings below (it also bounds
@@ -27,7 +27,7 @@ final class HostHarness: Sendable {
     /// hostile-client tests pass a short one to see stalled handshakes closed.
     /// `deadPeerTimeout`: as generous (a controller starved of CPU by the suite beside it sends
     /// its keepalives late); the dead-peer test passes a short one.
-    init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(30),
+    public init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(30),
          deadPeerTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil) throws {
@@ -54,7 +54,7 @@ final class HostHarness: Sendable {
     }
 
     /// Starts the server and returns its address.
-    func start() async throws -> HostPort {
+    public func start() async throws -> HostPort {
         let (addresses, sink) = AsyncStream<HostPort>.makeStream()
         let server = self.server
         task.withLock { $0 = Task { try await server.run { sink.yield($0) } } }
@@ -64,7 +64,7 @@ final class HostHarness: Sendable {
 
     /// Runs `body`, then stops the server and waits for it, also when `body` throws: a test's
     /// server never outlives the test (an unawaited `defer { Task { … } }` let it).
-    func stoppingAfter<T>(_ body: () async throws -> T) async throws -> T {
+    public func stoppingAfter<T>(_ body: () async throws -> T) async throws -> T {
         do {
             let result = try await body()
             await stop()
@@ -78,7 +78,7 @@ final class HostHarness: Sendable {
 
     /// Pairs `controller` with a fresh invite; on failure the host's log goes to standard error.
     @discardableResult
-    func pair(_ controller: ZRCController, name: String?) async throws -> KnownHost {
+    public func pair(_ controller: ZRCController, name: String?) async throws -> KnownHost {
         do {
             return try await controller.pair(inviteText: try await invite(), name: name)
         } catch {
@@ -88,32 +88,32 @@ final class HostHarness: Sendable {
     }
 
     /// The host's side of a failure (why it closed a connection), which is otherwise lost.
-    func reportLog(on error: any Error) {
+    public func reportLog(on error: any Error) {
         let tail = log.all.suffix(12).joined(separator: "\n  ")
         FileHandle.standardError.write(Data("host harness: on `\(error)`, the host's last log lines:\n  \(tail)\n".utf8))
     }
 
     /// Ends every session and waits until the server has stopped: its connections' handlers,
     /// their sessions and streamers have all returned, so nothing of this test runs on.
-    func stop() async {
+    public func stop() async {
         await server.shutdown()
         let running = task.withLock { $0 }
         running?.cancel()
         _ = await running?.result
     }
 
-    func request(_ request: HostControlRequest) async throws -> HostControlResponse {
+    public func request(_ request: HostControlRequest) async throws -> HostControlResponse {
         try await LocalControlSocket.send(request, to: server.configuration.controlSocket, expecting: HostControlResponse.self)
     }
 
-    func invite(lifetime: Int = 600) async throws -> String {
+    public func invite(lifetime: Int = 600) async throws -> String {
         guard case .invite(let summary) = try await request(.createInvite(lifetimeSeconds: lifetime, addresses: [])) else {
             throw HarnessError("no invite")
         }
         return summary.invite
     }
 
-    func controller(name: String = "laptop", identity: NoiseKeyPair? = nil,
+    public func controller(name: String = "laptop", identity: NoiseKeyPair? = nil,
                     makeDecoder: @escaping @Sendable () -> any RegionDecoder = { RawRegionCodec() },
                     capabilities: Capabilities? = nil, reach: ControllerReach = ControllerReach()) -> (ZRCController, NoiseKeyPair) {
         let identity = identity ?? crypto.generateKeyPair()
@@ -128,7 +128,7 @@ final class HostHarness: Sendable {
     }
 
     /// Two controllers, `first` and `second`, paired with this host as `desk`.
-    func pairTwoControllers(capabilities: Capabilities? = nil) async throws -> (ZRCController, ZRCController) {
+    public func pairTwoControllers(capabilities: Capabilities? = nil) async throws -> (ZRCController, ZRCController) {
         let (first, _) = controller(name: "first", capabilities: capabilities)
         try await pair(first, name: "desk")
         let (second, _) = controller(name: "second", capabilities: capabilities)
@@ -139,14 +139,14 @@ final class HostHarness: Sendable {
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Moves the host's wall clock for expiry tests.
-final class ClockOffset: Sendable {
+public final class ClockOffset: Sendable {
     private let value = Atomic<Int64>(0)
-    var seconds: Int64 { value.load(ordering: .relaxed) }
-    func advance(by seconds: Int64) { value.store(seconds, ordering: .relaxed) }
+    public var seconds: Int64 { value.load(ordering: .relaxed) }
+    public func advance(by seconds: Int64) { value.store(seconds, ordering: .relaxed) }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import ZRCSodium
-@testable import ZRCProtocol
+public import ZRCProtocol
+import ZRCTestSupport
 
 /// A malicious host: completes the session handshake with any controller (it checks no
 /// authorization), then sends a scripted list of application messages — encoded by hand, so they
@@ -11,16 +12,17 @@ import ZRCSodium
 /// Plain blocking sockets on a thread of its own: the rest of the suite may keep Swift's few
 /// cooperative threads busy, and a host that waits for them misses the controller's handshake
 /// deadline (that made this test flaky under load).
-final class HostileHost: Sendable {
-    let identity: NoiseKeyPair
-    let port: UInt16
+public final class HostileHost: Sendable {
+    public let identity: NoiseKeyPair
+    public let port: UInt16
     private let listener: Int32
     private let stopped = Mutex(false)
     private let finished = Mutex(false)
+    private let finishing = ChangeSignal()
 
     /// `trickle`: transport plaintexts (fragment flags included) sent one per `trickleInterval`
     /// after the script, over and over, until the controller goes.
-    init(hostName: String, script: [[UInt8]], trickle: [[UInt8]] = [], trickleInterval: Duration = .milliseconds(200)) async throws {
+    public init(hostName: String, script: [[UInt8]], trickle: [[UInt8]] = [], trickleInterval: Duration = .milliseconds(200)) async throws {
         let crypto = try SodiumCrypto()
         let identity = crypto.generateKeyPair()
         self.identity = identity
@@ -42,7 +44,10 @@ final class HostileHost: Sendable {
         port = UInt16(bigEndian: address.sin_port)
         let listener = fd
         Thread { [self] in
-            defer { finished.withLock { $0 = true } }
+            defer {
+                finished.withLock { $0 = true }
+                finishing.notify()
+            }
             while !stopped.withLock({ $0 }) {
                 var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, 100) > 0 else { continue }
@@ -55,10 +60,10 @@ final class HostileHost: Sendable {
         }.start()
     }
 
-    func stop() async {
+    /// Stops accepting and waits (30 s at most) until the controller being served has gone.
+    public func stop() async {
         stopped.withLock { $0 = true }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !finished.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        _ = await finishing.wait(within: .seconds(30)) { finished.withLock { $0 } }
         close(listener)
     }
 
@@ -121,47 +126,47 @@ final class HostileHost: Sendable {
 }
 
 /// Hand-encoded hostile messages.
-enum HostileMessages {
+public enum HostileMessages {
     /// Text that would retitle the window and clear the screen if it reached a terminal as is.
-    static let escapes = "\u{1B}]0;PWNED\u{07}\u{1B}[2J\u{202E}evil\u{200B}"
+    public static let escapes = "\u{1B}]0;PWNED\u{07}\u{1B}[2J\u{202E}evil\u{200B}"
 
-    static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
-    static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(value >> (24 - 8 * $0) & 0xFF) } }
-    static func string(_ text: String) -> [UInt8] { be16(UInt16(text.utf8.count)) + Array(text.utf8) }
+    public static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+    public static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(value >> (24 - 8 * $0) & 0xFF) } }
+    public static func string(_ text: String) -> [UInt8] { be16(UInt16(text.utf8.count)) + Array(text.utf8) }
 
-    static var hello: [UInt8] { [0x01] + be16(1) + be32(0x1F) + string("agent " + escapes) }
+    public static var hello: [UInt8] { [0x01] + be16(1) + be32(0x1F) + string("agent " + escapes) }
     /// A hello that announces a shared clipboard (capability bit 10).
-    static var helloSharingClipboard: [UInt8] { [0x01] + be16(1) + be32(0x41F) + string("agent") }
+    public static var helloSharingClipboard: [UInt8] { [0x01] + be16(1) + be32(0x41F) + string("agent") }
 
     /// A `clipboard` message (0x40) for CLIPBOARD, nobody having asked for it: a command that
     /// would run if it were pasted into a local shell.
-    static let pastejack = "echo pwned > /tmp/zrc-pastejack\nrm -rf ~/important\n"
-    static var unrequestedClipboard: [UInt8] {
+    public static let pastejack = "echo pwned > /tmp/zrc-pastejack\nrm -rf ~/important\n"
+    public static var unrequestedClipboard: [UInt8] {
         let mime = Array("text/plain;charset=utf-8".utf8)
         return [0x40, 0x00, UInt8(mime.count)] + mime + be32(UInt32(pastejack.utf8.count)) + Array(pastejack.utf8)
     }
 
     /// A whole message as one transport fragment (flags FIRST|LAST, u32 length), for `trickle`.
-    static func fragment(_ message: [UInt8]) -> [UInt8] { [0x03] + be32(UInt32(message.count)) + message }
+    public static func fragment(_ message: [UInt8]) -> [UInt8] { [0x03] + be32(UInt32(message.count)) + message }
     /// A ping (0x02), which a controller answers and otherwise ignores.
-    static var ping: [UInt8] { [0x02] + [UInt8](repeating: 0, count: 16) }
-    static var notice: [UInt8] { [0x05] + be16(2) + string("notice " + escapes) }
-    static var revokedClose: [UInt8] { [0x04] + be16(4) + string("bye " + escapes) }
+    public static var ping: [UInt8] { [0x02] + [UInt8](repeating: 0, count: 16) }
+    public static var notice: [UInt8] { [0x05] + be16(2) + string("notice " + escapes) }
+    public static var revokedClose: [UInt8] { [0x04] + be16(4) + string("bye " + escapes) }
 
     /// A frame update header with no rects announcing a `width` × `height` screen.
-    static func emptyFrame(id: UInt64, width: UInt32, height: UInt32) -> [UInt8] {
+    public static func emptyFrame(id: UInt64, width: UInt32, height: UInt32) -> [UInt8] {
         [0x11] + (0..<8).map { UInt8(id >> (56 - 8 * $0) & 0xFF) } + [UInt8](repeating: 0, count: 24)
             + be32(width) + be32(height) + [0] + be16(0)
     }
 
     /// The FIRST fragment of a message announcing the largest length a controller takes (32 MiB),
     /// then one-byte continuations that never reach it: a message that never ends.
-    static var neverEndingMessage: (first: [UInt8], continuation: [UInt8]) {
+    public static var neverEndingMessage: (first: [UInt8], continuation: [UInt8]) {
         ([0x01] + be32(UInt32(WireLimits.defaultMaxMessageLength)) + [0x11], [0x00, 0x00])
     }
 
     /// 65535 solid 1×1 rects on a 1920×1080 screen (valid, but a flood).
-    static func rectFlood(id: UInt64) -> [UInt8] {
+    public static func rectFlood(id: UInt64) -> [UInt8] {
         var bytes = [0x11] + (0..<8).map { UInt8(id >> (56 - 8 * $0) & 0xFF) } + [UInt8](repeating: 0, count: 24)
             + be32(1920) + be32(1080) + [0] + be16(65535)
         bytes.reserveCapacity(bytes.count + 65535 * 13)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import ZRCProtocol
+import ZRCTestSupport
 
 /// An attacker that keeps many stalled connections open to a host, from its own loopback source
 /// address (so per-source limits apply to it, not to the test's real controller on 127.0.0.1):
@@ -18,6 +19,8 @@ public final class ConnectionFlood: Sendable {
     }
 
     private let state = Mutex<(stop: Bool, counts: Counts, finished: Bool)>((false, Counts(), false))
+    /// Each change of the counts, and the end: what `waitUntil` and `stop` look again at.
+    private let changes = ChangeSignal()
     private let port: UInt16
     private let source: String
     private let idle: Int
@@ -41,19 +44,22 @@ public final class ConnectionFlood: Sendable {
         let thread = Thread { [self] in
             run()
             state.withLock { $0.finished = true }
+            changes.notify()
         }
         thread.start()
     }
 
     public var counts: Counts { state.withLock { $0.counts } }
 
-    /// Asks the flood to stop and waits (bounded) until its sockets are closed.
+    /// Whether `condition` held of the counts within `timeout`, looked at again at each change.
+    public func waitUntil(within timeout: Duration, _ condition: (Counts) -> Bool) async -> Bool {
+        await changes.wait(within: timeout) { condition(counts) }
+    }
+
+    /// Asks the flood to stop and waits (10 s at most) until its sockets are closed.
     public func stop() async {
         state.withLock { $0.stop = true }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !state.withLock({ $0.finished }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await changes.wait(within: .seconds(10)) { state.withLock { $0.finished } }
     }
 
     private func run() {
@@ -72,6 +78,7 @@ public final class ConnectionFlood: Sendable {
                     $0.counts.opened += 1
                     $0.counts.peakOpen = max($0.counts.peakOpen, open.count)
                 }
+                changes.notify()
             }
             var polls = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             guard poll(&polls, nfds_t(polls.count), 100) >= 0 else { continue }
@@ -87,6 +94,7 @@ public final class ConnectionFlood: Sendable {
             if !closed.isEmpty {
                 open.removeAll { closed.contains($0.fd) }
                 state.withLock { $0.counts.closedByHost += closed.count }
+                changes.notify()
             }
         }
     }
