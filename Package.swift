@@ -216,11 +216,11 @@ let layers: [String: [String]] = [
                  "ZRCSodiumTests", "ZRCKeyStoreTests", "ZRCStorageTests", "ZRCAdapterTests"],
     "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",
              "ZRCKitTests", "ZRCViewerTests", "ZRCWebViewerTests"],
-    "Testing": ["ZRCKitTesting", "ZRCWebTesting"],
+    "Testing": ["ZRCKitTesting", "ZRCWebTesting", "ZRCTestSupport"],
     "Executables": ["zrc-host", "zrc-ctl", "zrc-bench", "ZRCCommandSupport", "ZRCHostCommands", "ZRCControllerCommands",
                     "ZRCCommandTests"],
     "EndToEnd": ["ZRCEndToEndTests"],
-    "Support": ["ZRCTestSupport", "ZRCXTestSupport"],
+    "Support": ["ZRCXTestSupport"],
 ]
 let isTestFolder: Set<String> = ["EndToEnd", "Support"]
 

@@ -105,6 +105,12 @@ struct PermissiveCrypto: NoiseCrypto {
     func decrypt(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
         try base.decrypt(key: key, nonce: nonce, associatedData: associatedData, ciphertext: ciphertext)
     }
+    func encryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) {
+        base.encryptInPlace(key: key, nonce: nonce, associatedData: associatedData, buffer: buffer)
+    }
+    func decryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) {
+        try base.decryptInPlace(key: key, nonce: nonce, associatedData: associatedData, buffer: buffer)
+    }
     func hash(_ parts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
         base.hash(parts, into: output)
     }

@@ -224,6 +224,12 @@ private struct TransparentCrypto: NoiseCrypto {
         guard ciphertext.count >= 16 else { throw NoiseError(.messageTooShort, "shorter than the tag") }
         return Array(ciphertext.dropLast(16))
     }
+    func encryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[(buffer.count - 16)...]).initializeMemory(as: UInt8.self, repeating: 0)
+    }
+    func decryptInPlace(key: SecretBytes, nonce: UInt64, associatedData: [UInt8], buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) {
+        guard buffer.count >= 16 else { throw NoiseError(.messageTooShort, "shorter than the tag") }
+    }
     func hash(_ parts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer) {
         output.initializeMemory(as: UInt8.self, repeating: 0)
     }
