@@ -136,22 +136,17 @@ enum BenchDisplay {
         guard FileManager.default.isExecutableFile(atPath: xvfb) else {
             throw ValidationError("Xvfb is not installed: run Tools/install-deps.sh (package xvfb), or pass --display")
         }
-        return try startServer("Xvfb", executable: xvfb,
-                               arguments: ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"])
-    }
-
-    /// Starts an X server whose `arguments` include `-displayfd 1` (Xvfb, or Xvnc through
-    /// `ip netns exec`) and returns the display it chose once a client can connect.
-    static func startServer(_ label: String, executable: String, arguments: [String]) throws -> (name: String, server: BenchChild) {
-        let server = try BenchChild(label, executable: executable, arguments: arguments, quiet: true)
+        let server = try BenchChild("Xvfb", executable: xvfb,
+                                    arguments: ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
+                                    quiet: true)
         guard let number = displayNumber(of: server, within: .seconds(10)) else {
             server.stop()
-            throw ValidationError("\(label) reported no display number within 10 s")
+            throw ValidationError("Xvfb reported no display number within 10 s")
         }
         let name = ":\(number)"
         guard (try? X11Connection(displayName: name)) != nil else {
             server.stop()
-            throw ValidationError("\(label) on \(name) does not accept a connection")
+            throw ValidationError("Xvfb on \(name) does not accept a connection")
         }
         return (name, server)
     }

@@ -66,17 +66,31 @@ enum ComparedSystem: String, CaseIterable, ExpressibleByArgument, Sendable {
         }
     }
 
-    /// TigerVNC's Xvnc at 1920x1080x24 on a display it picks itself (`-displayfd`, as the
-    /// benchmark's Xvfb), returned once an X client can connect (through its socket in
-    /// /tmp/.X11-unix, which every namespace sees).
+    /// Whether a live X server holds display `number`: its lock file names a running process. A
+    /// server killed outright leaves its lock and socket behind (99 of the 100 numbers were taken
+    /// by such leftovers once), and Xvnc replaces a stale lock itself.
+    private static func displayIsHeld(_ number: Int) -> Bool {
+        guard let text = try? String(contentsOfFile: "/tmp/.X\(number)-lock", encoding: .utf8) else { return false }
+        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return true }
+        return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// TigerVNC's Xvnc at 1920x1080x24 on the first free display from :500, waited for until an
+    /// X client can connect (through its socket in /tmp/.X11-unix, which every namespace sees).
     private static func startXvnc(in lab: NetworkLab, port: String) async throws -> (display: String, server: BenchChild) {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvnc") else {
-            throw ValidationError("Xvnc is not installed: run Tools/install-deps.sh (package tigervnc-standalone-server)")
+        for number in 500..<600 where !Self.displayIsHeld(number) {
+            let name = ":\(number)"
+            let server = try BenchChild("Xvnc \(name)", executable: "/usr/sbin/ip", arguments: lab.inHost([
+                "Xvnc", name, "-geometry", "1920x1080", "-depth", "24", "-SecurityTypes", "None", "-rfbport", port,
+                "-nolisten", "tcp", "-noreset",
+            ]), quiet: true)
+            for _ in 0..<200 {
+                if (try? X11Connection(displayName: name)) != nil { return (name, server) }
+                guard server.process.isRunning else { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            server.stop()
         }
-        let started = try BenchDisplay.startServer("Xvnc", executable: "/usr/sbin/ip", arguments: lab.inHost([
-            "Xvnc", "-displayfd", "1", "-geometry", "1920x1080", "-depth", "24", "-SecurityTypes", "None", "-rfbport", port,
-            "-nolisten", "tcp", "-noreset",
-        ]))
-        return (started.name, started.server)
+        throw ValidationError("could not start Xvnc on any display :500–:599 (is tigervnc-standalone-server installed?)")
     }
 }
