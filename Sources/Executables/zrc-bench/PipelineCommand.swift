@@ -37,7 +37,7 @@ struct PipelineCommand: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Workloads to run: static, typing, motion.")
     var workloads: [Workload] = Workload.allCases
 
-    @Option(help: "Viewers: with 2 or more, each workload is measured with one viewer, then again with this many watching.")
+    @Option(help: "Viewers: with 2 or more, each workload is measured with one viewer, then again with this many watching (host CPU and bytes per viewer side by side).")
     var viewers = 1
 
     @Flag(help: "Viewers decode no JPEG (a view-only audience that leaves the cores to the host).")
@@ -118,6 +118,7 @@ struct PipelineCommand: AsyncParsableCommand {
                                    viewers, ratio, shared.hits - sharedBefore.hits, shared.misses - sharedBefore.misses))
                 Swift.print(String(format: "  whole updates made once and sent by other sessions too: %d made, %d taken",
                                    sharedUpdates.made - updatesBefore.made, sharedUpdates.used - updatesBefore.used))
+                WorkloadReport.printBytesPerViewer(one: one, many: many, viewers: viewers)
             }
         }
     }

@@ -92,6 +92,12 @@ struct RawRegionCodec: RegionEncoder, RegionDecoder {
         return chunk
     }
 
+    /// No state to drop: a restart decodes like any chunk.
+    func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
+        return chunk
+    }
+
     /// A frame is the payload behind a marker byte, so a test sees which path decoded it.
     static let frameMarker: UInt8 = 0xF6
 
