@@ -61,24 +61,39 @@ extension ScreenStreamer {
     /// update: the picture's state, its name and, with chunks of a shared stream, where the
     /// controller's lossless stream is after them. Nil when it cannot be taken.
     private func take(_ step: SharedUpdates.Step) -> FrameUpdate? {
-        guard step.canBeTaken(at: encoder.lossless?.position),
-              let update = stream.adopt(step.update, state: step.state, streamAgreed: step.chunks != nil)
-        else { return nil }
+        guard step.canBeTaken(at: encoder.lossless?.position) else { return nil }
+        var made = step.update
+        let ownChunks = step.sendsOwnChunks(at: encoder.lossless?.position)
+        if ownChunks, let payloads = step.payloads, let chunks = step.chunks {
+            // The update's chunks continue another stream: its payloads as chunks of this one.
+            guard let contents = try? encoder.lossless!.recompress(payloads, update: chunks.to) else { return nil }
+            var next = contents.makeIterator()
+            for index in made.rects.indices {
+                switch made.rects[index].content {
+                case .lossless, .losslessRestart: made.rects[index].content = next.next() ?? made.rects[index].content
+                default: break
+                }
+            }
+        }
+        guard let update = stream.adopt(made, state: step.state, streamAgreed: step.chunks != nil) else { return nil }
         stateName = step.name
         if encoder.lossless != nil {
-            encoder.lossless!.take(step.chunks)
+            if !ownChunks { encoder.lossless!.take(step.chunks) }
             updates?.streamMoved(to: encoder.lossless!.position)
         }
         return update
     }
 
-    /// Before this session computes an update: when others in its state have their shared
-    /// lossless streams elsewhere, its first chunk restarts the stream, so all of them can take
-    /// the update (and go on in one stream from there).
+    /// Before this session computes an update: when the sessions in its state have their shared
+    /// lossless streams in too many places, its first chunk restarts the stream, so all of them
+    /// take the same chunks (and go on in one stream from there).
     func prepareLosslessStream() {
         guard encoder.lossless != nil else { return }
         encoder.lossless!.run = nil
-        encoder.lossless!.restartWanted = updates.map { $0.shared.isShared && $0.othersElsewhere } ?? false
+        encoder.lossless!.payloads = []
+        encoder.lossless!.restartWanted = updates.map {
+            $0.shared.isShared && $0.streamsInState > SharedUpdates.maximumStreamsPerState
+        } ?? false
     }
 
     /// Whether this session's updates are made so that others can take them: with a shared
@@ -132,7 +147,8 @@ extension ScreenStreamer {
         // new name (what was computed may have changed the state even without an update).
         let name = stream.settledIdentity(capture: picture) ?? updates.shared.freshName()
         if let update, let key = sharingKey {
-            updates.record(SharedUpdates.Step(update: update, state: stream.pictureState, name: name, chunks: encoder.lossless?.run),
+            updates.record(SharedUpdates.Step(update: update, state: stream.pictureState, name: name, chunks: encoder.lossless?.run,
+                                               payloads: encoder.lossless?.payloads ?? []),
                            for: key)
         }
         stateName = name

@@ -13,8 +13,9 @@ import ZRCProtocol
 /// its followers take over. An update with lossless chunks means the same only to controllers whose
 /// lossless streams are where its chunks continue them: sessions whose controllers announced
 /// `Capabilities.sharedLosslessStream` send chunks of streams shared between them
-/// (`SharedLosslessStream`), and a session computing an update for others in its state whose
-/// streams are elsewhere restarts the stream for all of them; to older controllers, lossless rects
+/// (`SharedLosslessStream`); one whose stream is elsewhere sends an update's payloads compressed
+/// again in its own, and a session computing an update for others in its state whose streams are
+/// spread too far restarts the stream for all of them; to older controllers, lossless rects
 /// go as frames of their own while two or more sessions watch (`Capabilities.losslessFrames`).
 /// Bounded: a few updates, newest kept; nothing while only one session watches.
 public final class SharedUpdates: Sendable {
@@ -60,24 +61,37 @@ public final class SharedUpdates: Sendable {
         var name: Int
         /// The pixels it draws (copies aside), for a session's size limit.
         var pixels: Int
-        /// Its lossless chunks, when made through shared streams.
+        /// Its lossless chunks, when made through shared streams, and their payloads (nil when
+        /// they are too large to keep: then only sessions at the chunks' position can take it).
         var chunks: ChunkRun?
+        var payloads: [[UInt8]]?
 
-        init(update: FrameUpdate, state: FrameStream.PictureState, name: Int, chunks: ChunkRun? = nil) {
+        /// Payload bytes an update keeps at most, for sessions whose streams are elsewhere.
+        static let maximumPayloadBytes = 1 << 20
+
+        init(update: FrameUpdate, state: FrameStream.PictureState, name: Int, chunks: ChunkRun? = nil, payloads: [[UInt8]] = []) {
             self.update = update
             self.state = state
             self.name = name
             self.chunks = chunks
             pixels = update.drawnPixels
+            if chunks != nil, payloads.reduce(0, { $0 + $1.count }) <= Self.maximumPayloadBytes { self.payloads = payloads }
         }
 
         /// Whether a session whose controller's shared stream is at `streamPosition` (nil: it
         /// takes no shared stream) can send it: it holds no chunks, or its chunks start a new
-        /// stream, or continue the stream from there.
+        /// stream or continue the stream from there (the same bytes), or its payloads are kept
+        /// (chunks of the session's own stream: `sendsOwnChunks`).
         func canBeTaken(at streamPosition: UInt64?) -> Bool {
             guard let chunks else { return FrameStream.isShareable(update) }
             guard let streamPosition else { return false }
-            return chunks.from == nil || chunks.from == streamPosition
+            return chunks.from == nil || chunks.from == streamPosition || payloads != nil
+        }
+
+        /// Whether a session at `streamPosition` sends the update with chunks of its own stream.
+        func sendsOwnChunks(at streamPosition: UInt64?) -> Bool {
+            guard let chunks, let streamPosition else { return false }
+            return chunks.from != nil && chunks.from != streamPosition
         }
     }
 
@@ -227,15 +241,22 @@ public final class SharedUpdates: Sendable {
         state.withLock { $0.streamPositions[member] = position }
     }
 
-    /// Whether another member in `member`'s state, with its settings, has its shared lossless
-    /// stream elsewhere: an update `member` makes for them should restart the stream.
-    fileprivate func othersElsewhere(than member: UInt64) -> Bool {
+    /// At how many shared-stream positions the members in `member`'s state with its settings are
+    /// (1: all in one stream, or `member` alone). Each position beyond the first costs a
+    /// compression of every update's lossless rects; past `maximumStreamsPerState`, an update
+    /// made for them restarts the stream for all.
+    fileprivate func streamsInState(of member: UInt64) -> Int {
         state.withLock { state in
-            guard let position = state.positions[member] else { return false }
-            let stream = state.streamPositions[member]
-            return state.positions.contains { $0.key != member && $0.value == position && state.streamPositions[$0.key] != stream }
+            guard let position = state.positions[member] else { return 1 }
+            return Set(state.positions.filter { $0.value == position }.map { state.streamPositions[$0.key] }).count
         }
     }
+
+    /// Streams the sessions in one state may be spread over before an update restarts them: a
+    /// session that went its own way (it computed an update of its own) and came back rides along
+    /// in its own stream, each update's payloads compressed again for it, rather than cost every
+    /// session a restart; a third stream (another such session, sessions joining) merges them all.
+    static let maximumStreamsPerState = 2
 
     fileprivate func leave(_ member: UInt64) {
         state.withLock { state in
@@ -265,7 +286,7 @@ public final class SharedUpdates: Sendable {
         func record(_ step: Step, for key: Key) { shared.record(step, for: key, by: id) }
         /// The session's controller's shared lossless stream is now at `position`.
         func streamMoved(to position: UInt64?) { shared.moveStream(id, to: position) }
-        var othersElsewhere: Bool { shared.othersElsewhere(than: id) }
+        var streamsInState: Int { shared.streamsInState(of: id) }
     }
 
     /// Updates taken from another session, and updates kept for others (diagnostics, benchmarks).
