@@ -44,7 +44,8 @@ let jpegUpdates: [(String, ZRCMessage)] = [
     ])),
 ]
 /// Lossless rects as a host sends them: encoding 4 (a chunk of the session's zstd stream, the
-/// first of a fresh stream here) and encoding 6 (a zstd frame of its own).
+/// first of a fresh stream here), encoding 6 (a zstd frame of its own) and encoding 7 (a restart:
+/// the first chunk of a new stream).
 let losslessUpdates: [(String, ZRCMessage)] = {
     var picture = PixelBuffer(width: 16, height: 8)
     picture.fill(PixelRect(x: 0, y: 0, width: 8, height: 8), rgb: 0x203040)
@@ -52,9 +53,15 @@ let losslessUpdates: [(String, ZRCMessage)] = {
     let payload = LosslessPixels.payload(picture, rect: PixelRect(x: 0, y: 0, width: 16, height: 8))
     let chunk = try! ZstdStreamCompressor().compress(payload)
     let frame = try! ZstdFrameCompressor().compress(payload)
+    let other = try! ZstdStreamCompressor()
+    let restarted = [try! other.compress(payload), try! other.compress(payload)]
     return [
         ("lossless", update([FrameRect(x: 4, y: 4, width: 16, height: 8, content: .lossless(chunk))], quality: 0)),
         ("lossless-frame", update([FrameRect(x: 4, y: 4, width: 16, height: 8, content: .losslessFrame(frame))], quality: 0)),
+        // Encoding 7: a chunk of one stream, then a restart (a new stream's first chunk) and a chunk continuing it.
+        ("lossless-restart", update([FrameRect(x: 4, y: 4, width: 16, height: 8, content: .lossless(chunk)),
+                                     FrameRect(x: 4, y: 4, width: 16, height: 8, content: .losslessRestart(restarted[0])),
+                                     FrameRect(x: 4, y: 4, width: 16, height: 8, content: .lossless(restarted[1]))], quality: 0)),
     ]
 }()
 

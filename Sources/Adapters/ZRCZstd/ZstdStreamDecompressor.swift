@@ -27,6 +27,29 @@ public final class ZstdStreamDecompressor {
 
     deinit { ZSTD_freeDCtx(context) }
 
+    /// Drops the stream, wherever it was (even midway through a frame): the next chunk must start
+    /// a new zstd frame, decoded with no history (a lossless restart, rect encoding 7). The window
+    /// limit stays. Also what makes a decompressor usable again after an error.
+    public func restart() throws(ZstdError) {
+        let result = ZSTD_DCtx_reset(context, ZSTD_reset_session_only)
+        if ZSTD_isError(result) != 0 {
+            throw ZstdError(.libraryFailure, "libzstd could not reset a stream: \(String(cString: ZSTD_getErrorName(result)))")
+        }
+    }
+
+    /// The first bytes of every zstd frame (0xFD2FB528, little-endian).
+    public static let frameMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
+    /// Drops the stream and decodes `chunk` as the first chunk of a new one (rect encoding 7):
+    /// it must start a zstd frame (not a skippable one). Limits as for `decompress`.
+    public func decompressRestart(_ chunk: [UInt8], maximumSize: Int) throws(ZstdError) -> [UInt8] {
+        guard chunk.starts(with: Self.frameMagic) else {
+            throw ZstdError(.damagedData, "a lossless restart does not start a zstd frame")
+        }
+        try restart()
+        return try decompress(chunk, maximumSize: maximumSize)
+    }
+
     /// Decodes one chunk completely; throws if it yields more than `maximumSize` bytes or is damaged.
     /// The stream is unusable after an error (the session ends with it).
     public func decompress(_ chunk: [UInt8], maximumSize: Int) throws(ZstdError) -> [UInt8] {

@@ -96,15 +96,15 @@ public struct FrameCompositor: Sendable {
                 } catch {
                     throw FrameError("frame \(update.frameID): JPEG rectangle \(area) does not decode: \(error)")
                 }
-            case .lossless(let chunk), .losslessFrame(let chunk):
+            case .lossless(let chunk), .losslessFrame(let chunk), .losslessRestart(let chunk):
                 // Bounded by the rect's own size before anything is decompressed.
                 let payload: [UInt8]
                 let maximumSize = LosslessPixels.maximumPayloadSize(width: area.width, height: area.height)
                 do {
-                    if case .losslessFrame = rect.content {
-                        payload = try decoder.decompressLosslessFrame(chunk, maximumSize: maximumSize)
-                    } else {
-                        payload = try decoder.decompressLossless(chunk, maximumSize: maximumSize)
+                    switch rect.content {
+                    case .losslessFrame: payload = try decoder.decompressLosslessFrame(chunk, maximumSize: maximumSize)
+                    case .losslessRestart: payload = try decoder.restartLossless(chunk, maximumSize: maximumSize)
+                    default: payload = try decoder.decompressLossless(chunk, maximumSize: maximumSize)
                     }
                 } catch {
                     throw FrameError("frame \(update.frameID): lossless rectangle \(area) does not decompress: \(error)")
@@ -125,7 +125,7 @@ public struct FrameCompositor: Sendable {
             }
             switch rect.content {
             case .jpeg: lossMask?.mark(area, exact: false)
-            case .solid, .raw, .lossless, .losslessFrame: lossMask?.mark(area, exact: true)
+            case .solid, .raw, .lossless, .losslessFrame, .losslessRestart: lossMask?.mark(area, exact: true)
             case .copy: break
             }
             if case .copy = rect.content {} else { changes.append(.drawn(area)) }

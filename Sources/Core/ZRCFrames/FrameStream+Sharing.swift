@@ -3,8 +3,10 @@ public import ZRCProtocol
 /// Encoding once for several viewers: sessions whose controllers hold the same picture, and that
 /// are offered the same capture with the same configuration, would compute the same update — so
 /// one computes it and the others send it as their own next frame (see `SharedUpdates` in the
-/// host). Only updates without stream chunks can be shared (`Capabilities.losslessFrames`: every
-/// lossless rect a frame of its own), since a chunk depends on everything its session sent before.
+/// host). An update with stream chunks can be shared only between controllers whose lossless
+/// streams are in the same place (a stream the host shares between them,
+/// `Capabilities.sharedLosslessStream`); otherwise lossless rects go as frames of their own
+/// (`Capabilities.losslessFrames`), since a chunk depends on everything its stream held before.
 extension FrameStream {
     /// Everything the next update depends on besides the capture and the configuration: the host
     /// pixels the controller's picture was made from, which of its tiles are still inexact or
@@ -56,8 +58,10 @@ extension FrameStream {
     /// from the same capture, and takes the state it left (`state`). The caller made sure the
     /// states were the same. Nil, and nothing changes, when the update holds a chunk of another
     /// session's stream (it cannot be shared).
-    public mutating func adopt(_ update: FrameUpdate, state: PictureState) -> FrameUpdate? {
-        guard Self.isShareable(update) else { return nil }
+    /// `streamAgreed`: the caller made sure the controller's lossless stream is where the
+    /// update's chunks continue it (a stream shared between sessions), so chunks may be taken too.
+    public mutating func adopt(_ update: FrameUpdate, state: PictureState, streamAgreed: Bool = false) -> FrameUpdate? {
+        guard streamAgreed || Self.isShareable(update) else { return nil }
         pictureState = state
         captureWanted = false
         lastStages = StageTimings(detectMicros: 0, encodeMicros: 0)
@@ -81,7 +85,16 @@ extension FrameStream {
 
     /// Whether `update` means the same to any controller in the state it was made for: it holds
     /// no chunk of a session's lossless stream.
-    public static func isShareable(_ update: FrameUpdate) -> Bool {
-        !update.rects.contains { if case .lossless = $0.content { true } else { false } }
+    public static func isShareable(_ update: FrameUpdate) -> Bool { !holdsStreamChunks(update) }
+
+    /// Whether `update` holds chunks of a lossless stream (encodings 4 and 7): it means the same
+    /// to another controller only if that one's stream is where the chunks continue it.
+    public static func holdsStreamChunks(_ update: FrameUpdate) -> Bool {
+        update.rects.contains {
+            switch $0.content {
+            case .lossless, .losslessRestart: true
+            default: false
+            }
+        }
     }
 }

@@ -10,6 +10,15 @@ public protocol RegionEncoder {
     /// Compresses a `LosslessPixels` payload as one complete zstd frame of its own, leaving the
     /// session's stream as it was (encoding 6: the same bytes suit every controller).
     mutating func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8]
+    /// A payload as a lossless rect's content, through the stream the controller decodes:
+    /// `.lossless`, the next chunk of it, or `.losslessRestart`, the first chunk of a new stream
+    /// that replaces it (an encoder that shares streams between sessions). Defaults to
+    /// `compressLossless`.
+    mutating func losslessContent(_ payload: [UInt8]) throws -> FrameRect.Content
+}
+
+extension RegionEncoder {
+    public mutating func losslessContent(_ payload: [UInt8]) throws -> FrameRect.Content { .lossless(try compressLossless(payload)) }
 }
 
 public protocol RegionDecoder {
@@ -22,6 +31,10 @@ public protocol RegionDecoder {
     /// Decodes one complete lossless frame without touching the session's stream; throws if it
     /// yields more than `maximumSize` bytes or is not exactly one whole frame.
     mutating func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8]
+    /// Drops the session's lossless stream, wherever it was, and decodes `chunk` as the first
+    /// chunk of a new one (encoding 7), which the chunks after it continue; throws if it yields
+    /// more than `maximumSize` bytes or does not start a stream.
+    mutating func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8]
 }
 
 /// Why a frame update could not be applied.

@@ -86,11 +86,13 @@ public struct UpdatePlanner: Sendable {
     }
 
     /// A lossless payload as a whole frame of its own when `encodings` include them (the sender
-    /// includes them while its updates are shared with other sessions), else as the next chunk of
-    /// the session's stream, which compresses better by referring to what it sent before.
+    /// includes them while its updates are shared with controllers that cannot take a shared
+    /// stream), else as a chunk of the stream the controller decodes (the session's, or one it
+    /// shares with others, maybe restarted: `RegionEncoder.losslessContent`), which compresses
+    /// better by referring to what it sent before.
     static func lossless(_ payload: [UInt8], encodings: Capabilities, encoder: inout some RegionEncoder) throws -> FrameRect.Content {
         encodings.contains(.losslessFrames) ? .losslessFrame(try encoder.compressLosslessFrame(payload))
-            : .lossless(try encoder.compressLossless(payload))
+            : try encoder.losslessContent(payload)
     }
 
     /// Areas up to this many pixels (32×32) go lossless even when they hold many colours.

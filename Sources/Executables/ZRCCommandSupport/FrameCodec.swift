@@ -52,6 +52,11 @@ public final class FrameCodec: RegionEncoder, RegionDecoder {
         return try decompressor!.decompress(chunk, maximumSize: maximumSize)
     }
 
+    public func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        if decompressor == nil { decompressor = try ZstdStreamDecompressor() }
+        return try decompressor!.decompressRestart(chunk, maximumSize: maximumSize)
+    }
+
     public func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] {
         if frameCompressor == nil { frameCompressor = try ZstdFrameCompressor() }
         return try frameCompressor!.compress(payload)
@@ -93,6 +98,10 @@ private struct UnavailableDecoder: RegionDecoder {
     }
 
     func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        throw FrameError("libzstd is not available")
+    }
+
+    func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
         throw FrameError("libzstd is not available")
     }
 }

@@ -67,4 +67,8 @@ struct JPEGSkippingDecoder: RegionDecoder {
     mutating func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
         try base.decompressLosslessFrame(frame, maximumSize: maximumSize)
     }
+
+    mutating func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        try base.restartLossless(chunk, maximumSize: maximumSize)
+    }
 }

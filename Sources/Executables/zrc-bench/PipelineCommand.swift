@@ -37,7 +37,7 @@ struct PipelineCommand: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Workloads to run: static, typing, motion.")
     var workloads: [Workload] = Workload.allCases
 
-    @Option(help: "Viewers: with 2 or more, each workload is measured with one viewer, then again with this many watching.")
+    @Option(help: "Viewers: with 2 or more, each workload is measured with one viewer, then again with this many watching (host CPU and bytes per viewer side by side).")
     var viewers = 1
 
     @Flag(help: "Viewers decode no JPEG (a view-only audience that leaves the cores to the host).")
@@ -108,6 +108,7 @@ struct PipelineCommand: AsyncParsableCommand {
                 let updates = host.server.configuration.sharing?.updates
                 let sharedBefore = encodings?.counts ?? (hits: 0, misses: 0)
                 let updatesBefore = updates?.counts ?? (used: 0, made: 0)
+                let restartsBefore = SharedLosslessStream.restarts
                 let many = try await measure(workload, log: log)
                 let shared = encodings?.counts ?? (hits: 0, misses: 0)
                 let sharedUpdates = updates?.counts ?? (used: 0, made: 0)
@@ -118,6 +119,9 @@ struct PipelineCommand: AsyncParsableCommand {
                                    viewers, ratio, shared.hits - sharedBefore.hits, shared.misses - sharedBefore.misses))
                 Swift.print(String(format: "  whole updates made once and sent by other sessions too: %d made, %d taken",
                                    sharedUpdates.made - updatesBefore.made, sharedUpdates.used - updatesBefore.used))
+                Swift.print("  lossless stream restarts (updates whose lossless rects started a stream shared by the sessions in step): "
+                                + "\(SharedLosslessStream.restarts - restartsBefore)")
+                WorkloadReport.printBytesPerViewer(one: one, many: many, viewers: viewers)
             }
         }
     }

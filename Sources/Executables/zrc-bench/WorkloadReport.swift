@@ -40,3 +40,24 @@ struct WorkloadReport {
         Swift.print(String(format: "  host CPU: %.1f%% of one core (%.3f s CPU per second)", cpu / wall * 100, cpu / wall))
     }
 }
+
+extension WorkloadReport {
+    /// What each viewer's link carried: bytes and updates per second per viewer, and bytes per
+    /// update (changes and refinements, everything sent).
+    func perViewer(_ viewers: Int) -> (bytesPerSecond: Double, updatesPerSecond: Double, bytesPerUpdate: Double) {
+        let seconds = wall / .seconds(1)
+        let bytes = Double(updates.reduce(0) { $0 + $1.wireBytes })
+        return (bytes / seconds / Double(viewers), Double(updates.count) / seconds / Double(viewers), bytes / Double(max(1, updates.count)))
+    }
+
+    /// One viewer's bytes beside each of `viewers` viewers', against the bar of 1.2× (sharing
+    /// should cost no bytes: sessions in step send the same chunks of one lossless stream).
+    static func printBytesPerViewer(one: WorkloadReport, many: WorkloadReport, viewers: Int) {
+        let (single, each) = (one.perViewer(1), many.perViewer(viewers))
+        Swift.print(String(format: "  bytes per viewer: one viewer %.0f B/s (%.1f updates/s, %.0f B an update); %d viewers %.0f B/s each "
+                               + "(%.1f updates/s, %.0f B an update): %.2f× one viewer's per second, %.2f× per update (bar 1.2×)",
+                           single.bytesPerSecond, single.updatesPerSecond, single.bytesPerUpdate, viewers, each.bytesPerSecond,
+                           each.updatesPerSecond, each.bytesPerUpdate, each.bytesPerSecond / max(1e-9, single.bytesPerSecond),
+                           each.bytesPerUpdate / max(1e-9, single.bytesPerUpdate)))
+    }
+}

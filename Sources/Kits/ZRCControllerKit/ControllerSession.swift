@@ -134,6 +134,7 @@ public actor ControllerSession {
             case .lossless: encodingsReceived.insert(.losslessRects)
             case .copy: encodingsReceived.insert(.copyRects)
             case .losslessFrame: encodingsReceived.insert(.losslessFrames)
+            case .losslessRestart: encodingsReceived.insert(.sharedLosslessStream)
             }
         }
         await compose(update)

@@ -45,7 +45,7 @@ public struct ControllerConfiguration: Sendable {
 
     /// What `hello` announces.
     var announced: Capabilities {
-        let base = capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats, .textInput, .extendedButtons, .monitors, .compactFrames])
+        let base = capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats, .textInput, .extendedButtons, .monitors, .compactFrames, .sharedLosslessStream])
         return wantsClipboard ? base.union(.clipboard) : base
     }
 }

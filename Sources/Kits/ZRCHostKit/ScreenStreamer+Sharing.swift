@@ -12,10 +12,10 @@ extension ScreenStreamer {
     private func followedUpdate(_ lead: SharedUpdates.Lead, isolation: isolated (any Actor)? = #isolation) async -> FrameUpdate? {
         guard let updates,
               let (step, generation) = updates.shared.newestStep(from: lead.state, setting: lead.setting,
-                                                                 maximumPixels: stream.configuration.maximumUpdatePixels, notBefore: lookedAt),
-              let update = stream.adopt(step.update, state: step.state)
+                                                                 maximumPixels: stream.configuration.maximumUpdatePixels, notBefore: lookedAt,
+                                                                 streamPosition: encoder.lossless?.position),
+              let update = take(step)
         else { return nil }
-        self.stateName = step.name
         updates.moved(to: step.name, setting: lead.setting)
         lookedAt = generation
         await sharing.source.skip(for: viewer, through: generation)
@@ -53,31 +53,78 @@ extension ScreenStreamer {
               !pictureRequestPending
         else { return nil }
         var configuration = stream.configuration
-        configuration.encodings.insert(.losslessFrames)
+        if encoder.lossless == nil { configuration.encodings.insert(.losslessFrames) }
         return SharedUpdates.Lead(state: stateName, setting: SharedUpdates.Setting(configuration))
+    }
+
+    /// Takes `step` (made by another session from this stream's state) as this stream's next
+    /// update: the picture's state, its name and, with chunks of a shared stream, where the
+    /// controller's lossless stream is after them. Nil when it cannot be taken.
+    private func take(_ step: SharedUpdates.Step) -> FrameUpdate? {
+        guard step.canBeTaken(at: encoder.lossless?.position) else { return nil }
+        var made = step.update
+        let ownChunks = step.sendsOwnChunks(at: encoder.lossless?.position)
+        if ownChunks, let payloads = step.payloads, let chunks = step.chunks {
+            // The update's chunks continue another stream: its payloads as chunks of this one.
+            guard let contents = try? encoder.lossless!.recompress(payloads, update: chunks.to) else { return nil }
+            var next = contents.makeIterator()
+            for index in made.rects.indices {
+                switch made.rects[index].content {
+                case .lossless, .losslessRestart: made.rects[index].content = next.next() ?? made.rects[index].content
+                default: break
+                }
+            }
+        }
+        guard let update = stream.adopt(made, state: step.state, streamAgreed: step.chunks != nil) else { return nil }
+        stateName = step.name
+        if encoder.lossless != nil {
+            if !ownChunks { encoder.lossless!.take(step.chunks) }
+            updates?.streamMoved(to: encoder.lossless!.position)
+        }
+        return update
+    }
+
+    /// Before this session computes an update: when the sessions in its state have their shared
+    /// lossless streams in too many places, its first chunk restarts the stream, so all of them
+    /// take the same chunks (and go on in one stream from there).
+    func prepareLosslessStream() {
+        guard encoder.lossless != nil else { return }
+        encoder.lossless!.run = nil
+        encoder.lossless!.payloads = []
+        encoder.lossless!.restartWanted = updates.map {
+            $0.shared.isShared && $0.streamsInState > SharedUpdates.maximumStreamsPerState
+        } ?? false
+    }
+
+    /// Whether this session's updates are made so that others can take them: with a shared
+    /// stream always, with lossless frames while others watch.
+    private var computesShareably: Bool {
+        encoder.lossless != nil || stream.configuration.encodings.contains(.losslessFrames)
     }
 
     /// The update another session in this stream's state made from the same capture with the same
     /// settings, taken as this stream's next frame; nil when there is none (then this session
     /// computes it, and keeps it for the others: `shareComputed`). While two or more sessions
-    /// watch, lossless rects go as frames of their own, so that updates can be shared at all. A
-    /// frame cannot refer to what was sent before, so it costs more bytes than a chunk of the
-    /// session's stream (the lab's strip of text scrolled back and forth: 3.5 KB instead of
-    /// 0.3 KB): the price of encoding once, paid only while several sessions watch.
+    /// watch, lossless rects go through a stream shared with the sessions in the same state
+    /// (`SharedLosslessStream`) to controllers that take one, so they cost what they cost one
+    /// viewer; to older controllers as frames of their own, so that updates can be shared at all.
+    /// A frame cannot refer to what was sent before, so it costs more bytes than a chunk of a
+    /// stream (the pipeline's sideways scroll: 3.6 KB instead of 0.3 KB): the price of encoding
+    /// once for such controllers, paid only while several sessions watch.
     func sharedUpdate(picture: (pixels: PixelBuffer, hints: [PixelRect]?), name: SharedEncodings.Picture) throws -> FrameUpdate? {
         sharingKey = nil
         guard let updates, updates.shared.isShared else {
             stream.configuration.encodings.remove(.losslessFrames)
             return nil
         }
-        stream.configuration.encodings.insert(.losslessFrames)
+        if encoder.lossless == nil { stream.configuration.encodings.insert(.losslessFrames) }
         guard name.generation != 0, let stateName else { return nil }
         let key = SharedUpdates.Key(state: stateName, picture: name, setting: SharedUpdates.Setting(stream.configuration))
         sharingKey = key
-        guard let step = updates.shared.step(for: key, maximumPixels: stream.configuration.maximumUpdatePixels),
-              let update = stream.adopt(step.update, state: step.state)
+        guard let step = updates.shared.step(for: key, maximumPixels: stream.configuration.maximumUpdatePixels,
+                                             streamPosition: encoder.lossless?.position),
+              let update = take(step)
         else { return nil }
-        self.stateName = step.name
         updates.moved(to: step.name, setting: key.setting)
         return update
     }
@@ -89,8 +136,9 @@ extension ScreenStreamer {
     /// others.
     func shareComputed(_ update: FrameUpdate?, picture: SharedEncodings.Picture, unchanged: Bool) {
         guard let updates else { return }
-        if unchanged, stateName != nil, stream.configuration.encodings.contains(.losslessFrames) { return }
-        guard picture.generation != 0, stream.configuration.encodings.contains(.losslessFrames) else {
+        if let route = encoder.lossless, route.run != nil { updates.streamMoved(to: route.position) }
+        if unchanged, stateName != nil, computesShareably { return }
+        guard picture.generation != 0, computesShareably else {
             stateName = nil
             updates.moved(to: nil, setting: SharedUpdates.Setting(stream.configuration))
             return
@@ -99,7 +147,9 @@ extension ScreenStreamer {
         // new name (what was computed may have changed the state even without an update).
         let name = stream.settledIdentity(capture: picture) ?? updates.shared.freshName()
         if let update, let key = sharingKey {
-            updates.record(SharedUpdates.Step(update: update, state: stream.pictureState, name: name), for: key)
+            updates.record(SharedUpdates.Step(update: update, state: stream.pictureState, name: name, chunks: encoder.lossless?.run,
+                                               payloads: encoder.lossless?.payloads ?? []),
+                           for: key)
         }
         stateName = name
         updates.moved(to: name, setting: SharedUpdates.Setting(stream.configuration))

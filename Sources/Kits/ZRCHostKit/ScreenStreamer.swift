@@ -33,7 +33,8 @@ final class ScreenStreamer {
     var announcedMapping: PictureMapping?
     var scaler: PictureScaler?
     /// This session's part in sharing updates with others in the same state (nil: its controller
-    /// cannot take lossless frames, or sharing is off), and the name of its stream's state.
+    /// takes neither lossless frames nor a shared lossless stream, or sharing is off), and the
+    /// name of its stream's state.
     let updates: SharedUpdates.Membership?
     var stateName: Int?
     /// The newest capture generation whose damage this session has taken (captured or followed):
@@ -64,13 +65,21 @@ final class ScreenStreamer {
         compactsFrames = capabilities.contains(.compactFrames)
         var configuration = sharing.stream
         configuration.encodings = capabilities.intersection(Capabilities.rectEncodings).subtracting(.losslessFrames)
-        updates = capabilities.contains(.losslessFrames) && sharing.sharesEncodings ? sharing.updates.join() : nil
+        // A controller that takes restarts decodes chunks of streams shared with other sessions;
+        // one that takes only lossless frames gets them while others watch.
+        let sharesStreams = capabilities.contains(.sharedLosslessStream) && sharing.sharesEncodings
+        if !sharesStreams { configuration.encodings.remove(.sharedLosslessStream) }
+        updates = (capabilities.contains(.losslessFrames) || sharesStreams) && sharing.sharesEncodings ? sharing.updates.join() : nil
         // The pacer decides how many fit the path (at most its own cap); the stream only caps the
         // count, one above the pacer's, so an input credit's update can leave when the pacer's
         // frames fill every slot (a long path holds several).
         configuration.maximumInFlight = FramePacer.maximumFramesInFlight + 1
         stream = FrameStream(configuration: configuration)
         encoder = SharingEncoder(base: try sharing.makeEncoder(), shared: sharing.encodings)
+        if sharesStreams {
+            encoder.lossless = LosslessRoute(stream: SharedLosslessStream(makeEncoder: sharing.makeEncoder))
+            updates?.streamMoved(to: 0)
+        }
     }
 
     /// What the schedule needs to know of the stream.
@@ -114,6 +123,7 @@ final class ScreenStreamer {
         var isRefinement = false
         var update: FrameUpdate?
         let marks = stream.marks
+        prepareLosslessStream()
         if let shared = try sharedUpdate(picture: picture, name: pictureName) {
             update = shared
         } else {

@@ -31,7 +31,7 @@ struct SessionFlow: Sendable {
         let clipboard: Capabilities = server.configuration.clipboard == nil ? [] : .clipboard
         guard let sharing = server.configuration.sharing else { return clipboard }
         let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures,
-                                    .linkStats, .monitors, .compactFrames]
+                                    .linkStats, .monitors, .compactFrames, .sharedLosslessStream]
         return (sharing.input == nil ? screen : screen.union([.textInput, .extendedButtons])).union(clipboard)
     }
 

@@ -6,8 +6,8 @@ import ZRCProtocol
 /// picture (same capture, same scaling) at the same quality need the same rectangle encoded once,
 /// not once each — a classroom of view-only viewers costs about what one does.
 ///
-/// Only JPEG is shared: lossless rectangles go through each session's own compression stream, whose
-/// output depends on everything that session sent before. Bounded in bytes; entries of old
+/// Only JPEG is shared here: a lossless chunk depends on everything its stream carried before, so
+/// it is shared only as part of a whole update (`SharedUpdates`, `SharedLosslessStream`). Bounded in bytes; entries of old
 /// captures go first; nothing is kept while only one session watches.
 public final class SharedEncodings: Sendable {
     /// Which pixels an encoding was made from: a capture of the source, as is or scaled.
@@ -107,6 +107,9 @@ struct SharingEncoder: RegionEncoder {
     let membership: SharedEncodings.Membership
     /// The pixels the next calls encode from; set by the session before each update.
     var picture: SharedEncodings.Picture
+    /// The shared lossless stream this session's controller decodes (it announced
+    /// `sharedLosslessStream`); nil: the base encoder's own stream.
+    var lossless: LosslessRoute?
 
     init(base: any RegionEncoder, shared: SharedEncodings, picture: SharedEncodings.Picture = .init(generation: 0, mapping: nil)) {
         self.base = base
@@ -127,4 +130,9 @@ struct SharingEncoder: RegionEncoder {
     mutating func compressLossless(_ payload: [UInt8]) throws -> [UInt8] { try base.compressLossless(payload) }
 
     mutating func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] { try base.compressLosslessFrame(payload) }
+
+    mutating func losslessContent(_ payload: [UInt8]) throws -> FrameRect.Content {
+        guard lossless != nil else { return .lossless(try base.compressLossless(payload)) }
+        return try lossless!.content(payload)
+    }
 }

@@ -10,10 +10,14 @@ import ZRCProtocol
 ///
 /// A state is named by `FrameStream.settledIdentity` (sessions that reached the same picture
 /// separately find each other) or, while unsettled, by a name the computing session makes up and
-/// its followers take over. Only updates without chunks of a session's lossless stream can be
-/// shared: while two or more sessions watch, those that can take them send lossless rects as
-/// frames of their own (`Capabilities.losslessFrames`). Bounded: a few updates, newest kept;
-/// nothing while only one session watches.
+/// its followers take over. An update with lossless chunks means the same only to controllers whose
+/// lossless streams are where its chunks continue them: sessions whose controllers announced
+/// `Capabilities.sharedLosslessStream` send chunks of streams shared between them
+/// (`SharedLosslessStream`); one whose stream is elsewhere sends an update's payloads compressed
+/// again in its own, and a session computing an update for others in its state whose streams are
+/// spread too far restarts the stream for all of them; to older controllers, lossless rects
+/// go as frames of their own while two or more sessions watch (`Capabilities.losslessFrames`).
+/// Bounded: a few updates, newest kept; nothing while only one session watches.
 public final class SharedUpdates: Sendable {
     /// The settings that shape an update beside the state and the capture. Not the motion
     /// quality nor the size limit sized to the path: each session's follow its own
@@ -57,12 +61,37 @@ public final class SharedUpdates: Sendable {
         var name: Int
         /// The pixels it draws (copies aside), for a session's size limit.
         var pixels: Int
+        /// Its lossless chunks, when made through shared streams, and their payloads (nil when
+        /// they are too large to keep: then only sessions at the chunks' position can take it).
+        var chunks: ChunkRun?
+        var payloads: [[UInt8]]?
 
-        init(update: FrameUpdate, state: FrameStream.PictureState, name: Int) {
+        /// Payload bytes an update keeps at most, for sessions whose streams are elsewhere.
+        static let maximumPayloadBytes = 1 << 20
+
+        init(update: FrameUpdate, state: FrameStream.PictureState, name: Int, chunks: ChunkRun? = nil, payloads: [[UInt8]] = []) {
             self.update = update
             self.state = state
             self.name = name
+            self.chunks = chunks
             pixels = update.drawnPixels
+            if chunks != nil, payloads.reduce(0, { $0 + $1.count }) <= Self.maximumPayloadBytes { self.payloads = payloads }
+        }
+
+        /// Whether a session whose controller's shared stream is at `streamPosition` (nil: it
+        /// takes no shared stream) can send it: it holds no chunks, or its chunks start a new
+        /// stream or continue the stream from there (the same bytes), or its payloads are kept
+        /// (chunks of the session's own stream: `sendsOwnChunks`).
+        func canBeTaken(at streamPosition: UInt64?) -> Bool {
+            guard let chunks else { return FrameStream.isShareable(update) }
+            guard let streamPosition else { return false }
+            return chunks.from == nil || chunks.from == streamPosition || payloads != nil
+        }
+
+        /// Whether a session at `streamPosition` sends the update with chunks of its own stream.
+        func sendsOwnChunks(at streamPosition: UInt64?) -> Bool {
+            guard let chunks, let streamPosition else { return false }
+            return chunks.from != nil && chunks.from != streamPosition
         }
     }
 
@@ -86,6 +115,8 @@ public final class SharedUpdates: Sendable {
         var order: [Key] = []
         /// Where each member's stream is (by name; absent: unnamed).
         var positions: [UInt64: Position] = [:]
+        /// Where each member's shared lossless stream is (`SharedLosslessStream`; absent: it takes none).
+        var streamPositions: [UInt64: UInt64] = [:]
         var members = 0
         var nextMember: UInt64 = 0
         var nextName: UInt64 = 0
@@ -112,9 +143,9 @@ public final class SharedUpdates: Sendable {
     /// Whether two or more sessions watch (so updates are worth sharing).
     var isShared: Bool { state.withLock { $0.members > 1 } }
 
-    func step(for key: Key, maximumPixels: Int) -> Step? {
+    func step(for key: Key, maximumPixels: Int, streamPosition: UInt64?) -> Step? {
         state.withLock { state in
-            guard let found = state.steps[key], found.pixels <= maximumPixels else { return nil }
+            guard let found = state.steps[key], found.pixels <= maximumPixels, found.canBeTaken(at: streamPosition) else { return nil }
             state.used += 1
             return found
         }
@@ -122,10 +153,11 @@ public final class SharedUpdates: Sendable {
 
     /// The newest update kept from `state` with `setting`, made from a capture at full resolution
     /// no older than `notBefore`: a session in that state can send it without capturing at all.
-    func newestStep(from state: Int, setting: Setting, maximumPixels: Int, notBefore: UInt64) -> (step: Step, generation: UInt64)? {
+    func newestStep(from state: Int, setting: Setting, maximumPixels: Int, notBefore: UInt64,
+                    streamPosition: UInt64?) -> (step: Step, generation: UInt64)? {
         self.state.withLock { kept in
             let found = kept.steps.filter { $0.key.state == state && $0.key.setting == setting && $0.key.picture.mapping == nil
-                && $0.value.pixels <= maximumPixels && $0.key.picture.generation >= notBefore }
+                && $0.value.pixels <= maximumPixels && $0.key.picture.generation >= notBefore && $0.value.canBeTaken(at: streamPosition) }
                 .max { $0.key.picture.generation < $1.key.picture.generation }
             guard let found else { return nil }
             kept.used += 1
@@ -135,7 +167,7 @@ public final class SharedUpdates: Sendable {
 
     /// Keeps `step` for the others, when another member is in the state it starts from.
     func record(_ step: Step, for key: Key, by member: UInt64) {
-        guard FrameStream.isShareable(step.update) else { return }
+        guard step.chunks != nil || FrameStream.isShareable(step.update) else { return }
         state.withLock { state in
             // Kept only if another member is in that state with those settings: a kept update holds
             // the picture, so the session that made it would copy its whole picture when it next
@@ -205,10 +237,32 @@ public final class SharedUpdates: Sendable {
         state.withLock { $0.positions[member] = position }
     }
 
+    fileprivate func moveStream(_ member: UInt64, to position: UInt64?) {
+        state.withLock { $0.streamPositions[member] = position }
+    }
+
+    /// At how many shared-stream positions the members in `member`'s state with its settings are
+    /// (1: all in one stream, or `member` alone). Each position beyond the first costs a
+    /// compression of every update's lossless rects; past `maximumStreamsPerState`, an update
+    /// made for them restarts the stream for all.
+    fileprivate func streamsInState(of member: UInt64) -> Int {
+        state.withLock { state in
+            guard let position = state.positions[member] else { return 1 }
+            return Set(state.positions.filter { $0.value == position }.map { state.streamPositions[$0.key] }).count
+        }
+    }
+
+    /// Streams the sessions in one state may be spread over before an update restarts them: a
+    /// session that went its own way (it computed an update of its own) and came back rides along
+    /// in its own stream, each update's payloads compressed again for it, rather than cost every
+    /// session a restart; a third stream (another such session, sessions joining) merges them all.
+    static let maximumStreamsPerState = 2
+
     fileprivate func leave(_ member: UInt64) {
         state.withLock { state in
             state.members -= 1
             state.positions[member] = nil
+            state.streamPositions[member] = nil
             // Alone again: nobody could take what is kept.
             if state.members <= 1 {
                 state.steps = [:]
@@ -230,6 +284,9 @@ public final class SharedUpdates: Sendable {
         /// The session's stream is now in the state named `name` (nil: unnamed, shares nothing).
         func moved(to name: Int?, setting: Setting) { shared.move(id, to: name.map { Position(name: $0, setting: setting) }) }
         func record(_ step: Step, for key: Key) { shared.record(step, for: key, by: id) }
+        /// The session's controller's shared lossless stream is now at `position`.
+        func streamMoved(to position: UInt64?) { shared.moveStream(id, to: position) }
+        var streamsInState: Int { shared.streamsInState(of: id) }
     }
 
     /// Updates taken from another session, and updates kept for others (diagnostics, benchmarks).

@@ -106,6 +106,12 @@ public struct RawRegionCodec: RegionEncoder, RegionDecoder {
         return chunk
     }
 
+    /// No state to drop: a restart decodes like any chunk.
+    public func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
+        return chunk
+    }
+
     /// A frame is the payload behind a marker byte, so a test sees which path decoded it.
     public static let frameMarker: UInt8 = 0xF6
 

@@ -61,6 +61,7 @@ import ZRCProtocol
         mutating func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws { image.fill(rect, rgb: 0x808080) }
         mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] { chunk }
         mutating func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] { frame }
+        mutating func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] { chunk }
     }
 
     @Test func theCompositorTracksJPEGAndItsRefinement() throws {

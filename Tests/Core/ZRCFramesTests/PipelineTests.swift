@@ -25,6 +25,12 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         return chunk
     }
 
+    /// No state to drop: a restart decodes like any chunk.
+    mutating func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
+        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
+        return chunk
+    }
+
     /// A frame is the payload behind a marker byte, so a test sees which path decoded it.
     static let frameMarker: UInt8 = 0xF6
 
@@ -120,6 +126,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         case .lossless: .losslessRects
         case .copy: .copyRects
         case .losslessFrame: .losslessFrames
+        case .losslessRestart: .sharedLosslessStream
         }
     }
 

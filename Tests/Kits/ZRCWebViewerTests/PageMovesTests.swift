@@ -18,6 +18,7 @@ import ZRCWebViewerKit
         mutating func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws { throw Unsupported() }
         mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] { throw Unsupported() }
         mutating func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] { throw Unsupported() }
+        mutating func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] { throw Unsupported() }
     }
 
     static let width = 96, height = 72

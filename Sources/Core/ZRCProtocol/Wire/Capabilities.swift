@@ -41,9 +41,15 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// Host: sends frame updates as `compactFrame` (varint geometry, time deltas, the frame ID and
     /// screen size implied by the previous update); controller: takes them.
     public static let compactFrames = Capabilities(rawValue: 1 << 13)
+    /// Sends or draws lossless restarts (encoding 7): the first chunk of a new lossless stream,
+    /// which replaces the session's. With it, the host gives sessions whose viewers hold the same
+    /// picture one stream between them and sends every one the same chunks (a session joining
+    /// such a group gets a restart first), instead of frames of their own (`losslessFrames`).
+    public static let sharedLosslessStream = Capabilities(rawValue: 1 << 14)
 
     /// Every rect encoding this version knows.
-    public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames]
+    public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames,
+                                                     .sharedLosslessStream]
     /// The encodings that can carry any picture on their own (a stream needs at least one).
     public static let pictureEncodings: Capabilities = [.jpegRects, .rawRects, .losslessRects]
 }

@@ -9,7 +9,7 @@ extension FrameRect {
         writer.write(varint: UInt64(height))
         writer.write(content.encodingByte)
         switch content {
-        case .jpeg(let data), .lossless(let data), .losslessFrame(let data): writer.write(varintBlob: data)
+        case .jpeg(let data), .lossless(let data), .losslessFrame(let data), .losslessRestart(let data): writer.write(varintBlob: data)
         case .raw(let pixels): writer.write(varintBlob: pixels)
         case .solid(let pixel):
             writer.write(UInt8(truncatingIfNeeded: pixel >> 16))
@@ -49,8 +49,10 @@ extension FrameRect {
                             sourceY: UInt16(try reader.readVarint("\(field).sourceY", maximum: side)))
         case 6:
             content = .losslessFrame(try reader.readVarintBlob("\(field).losslessFrame", maxLength: Int(UInt32.max)))
+        case 7:
+            content = .losslessRestart(try reader.readVarintBlob("\(field).losslessRestart", maxLength: Int(UInt32.max)))
         default:
-            throw reader.invalid("\(field).encoding", "is \(encoding); known encodings are 1 jpeg, 2 solid, 3 raw, 4 lossless, 5 copy, 6 lossless frame")
+            throw reader.invalid("\(field).encoding", "is \(encoding); \(Self.knownEncodings)")
         }
     }
 }

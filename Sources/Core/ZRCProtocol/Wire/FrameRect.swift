@@ -21,6 +21,13 @@ public struct FrameRect: Sendable, Equatable {
         /// update made only of such rects is the same for every controller whose picture is the
         /// same, so the host encodes it once for all of them.
         case losslessFrame([UInt8])
+        /// Encoding 7: the first chunk of a new zstd stream (u32 length + bytes, at least 1), which
+        /// replaces the session's: the controller drops its lossless stream, wherever it was, and
+        /// decodes this chunk, which starts a zstd frame, with a fresh context; the encoding-4
+        /// chunks after it continue the new stream. Decodes like `lossless`. How the host gives a
+        /// group of sessions one shared stream (`Capabilities.sharedLosslessStream`): a session
+        /// joining the group, or one whose stream is elsewhere, starts from the group's restart.
+        case losslessRestart([UInt8])
         /// Encoding 5: copy the same-sized area at (sourceX, sourceY) of the controller's current
         /// picture here, as if through a temporary copy (source and destination may overlap).
         case copy(sourceX: UInt16, sourceY: UInt16)
@@ -33,6 +40,7 @@ public struct FrameRect: Sendable, Equatable {
             case .lossless: 4
             case .copy: 5
             case .losslessFrame: 6
+            case .losslessRestart: 7
             }
         }
 
@@ -56,6 +64,9 @@ public struct FrameRect: Sendable, Equatable {
         self.content = content
     }
 
+    /// What a reader says when it meets an unknown encoding.
+    static let knownEncodings = "known encodings are 1 jpeg, 2 solid, 3 raw, 4 lossless, 5 copy, 6 lossless frame, 7 lossless restart"
+
     /// Bytes a raw rectangle of this size must carry. Int is 64-bit on every supported platform, so
     /// 65535 × 65535 × 4 cannot overflow.
     public var rawByteCount: Int { Int(width) * Int(height) * 4 }
@@ -70,7 +81,7 @@ public struct FrameRect: Sendable, Equatable {
         case .jpeg(let data): writer.write(blob: data)
         case .solid(let pixel): writer.write(pixel)
         case .raw(let pixels): writer.write(blob: pixels)
-        case .lossless(let data), .losslessFrame(let data): writer.write(blob: data)
+        case .lossless(let data), .losslessFrame(let data), .losslessRestart(let data): writer.write(blob: data)
         case .copy(let sourceX, let sourceY):
             writer.write(sourceX)
             writer.write(sourceY)
@@ -98,8 +109,10 @@ public struct FrameRect: Sendable, Equatable {
             content = .copy(sourceX: try reader.readUInt16("\(field).sourceX"), sourceY: try reader.readUInt16("\(field).sourceY"))
         case 6:
             content = .losslessFrame(try reader.readBlob("\(field).losslessFrame", maxLength: Int(UInt32.max)))
+        case 7:
+            content = .losslessRestart(try reader.readBlob("\(field).losslessRestart", maxLength: Int(UInt32.max)))
         default:
-            throw reader.invalid("\(field).encoding", "is \(encoding); known encodings are 1 jpeg, 2 solid, 3 raw, 4 lossless, 5 copy, 6 lossless frame")
+            throw reader.invalid("\(field).encoding", "is \(encoding); \(Self.knownEncodings)")
         }
     }
 
@@ -118,10 +131,12 @@ public struct FrameRect: Sendable, Equatable {
             return "has an empty lossless chunk"
         case .losslessFrame(let data) where data.isEmpty:
             return "has an empty lossless frame"
+        case .losslessRestart(let data) where data.isEmpty:
+            return "has an empty lossless restart"
         case .copy(let sourceX, let sourceY)
             where UInt32(sourceX) + UInt32(width) > screenWidth || UInt32(sourceY) + UInt32(height) > screenHeight:
             return "copies from \(width)x\(height) at \(sourceX),\(sourceY), beyond the \(screenWidth)x\(screenHeight) screen"
-        case .jpeg, .solid, .raw, .lossless, .losslessFrame, .copy:
+        case .jpeg, .solid, .raw, .lossless, .losslessFrame, .losslessRestart, .copy:
             return nil
         }
     }

@@ -89,7 +89,7 @@ extension ZRCMessage {
     private static func estimatedSize(of rects: [FrameRect]) -> Int {
         rects.reduce(64) { total, rect in
             switch rect.content {
-            case .jpeg(let data), .lossless(let data), .losslessFrame(let data): total + 13 + data.count
+            case .jpeg(let data), .lossless(let data), .losslessFrame(let data), .losslessRestart(let data): total + 13 + data.count
             case .raw(let pixels): total + 13 + pixels.count
             case .solid, .copy: total + 13
             }

@@ -57,11 +57,12 @@ enum RandomValues {
         let width = UInt16.random(in: 1...maxWidth, using: &rng)
         let height = UInt16.random(in: 1...maxHeight, using: &rng)
         let content: FrameRect.Content
-        switch Int.random(in: 0..<6, using: &rng) {
+        switch Int.random(in: 0..<7, using: &rng) {
         case 0: content = .jpeg(bytes(in: 1...300, &rng))
         case 1: content = .solid(pixel: int(&rng, as: UInt32.self))
         case 2: content = .lossless(bytes(in: 1...300, &rng))
         case 4: content = .losslessFrame(bytes(in: 1...300, &rng))
+        case 5: content = .losslessRestart(bytes(in: 1...300, &rng))
         case 3:
             content = .copy(sourceX: UInt16.random(in: 0...UInt16(screenWidth - UInt32(width)), using: &rng),
                             sourceY: UInt16.random(in: 0...UInt16(screenHeight - UInt32(height)), using: &rng))
