@@ -31,8 +31,9 @@ struct WorkloadReport {
         Swift.print("  encode (plan + JPEG)        \(encode.columns)")
         Swift.print("  send (seal + queue)         \(send.columns)")
         Swift.print("  host time per update        \(total.columns)")
-        Swift.print(String(format: "  %.1f updates/s (%d changes, %d refinements in %.1f s)", Double(updates.count) / seconds,
-                           changes.count, refinements, seconds))
+        let wireBytes = updates.reduce(0) { $0 + $1.wireBytes }
+        Swift.print(String(format: "  %.1f updates/s (%d changes, %d refinements in %.1f s), %.2f kB/s of updates on the wire",
+                           Double(updates.count) / seconds, changes.count, refinements, seconds, Double(wireBytes) / seconds / 1000))
         if !changes.isEmpty {
             Swift.print(String(format: "  bytes per update: median %.0f, p95 %.0f; rectangles per update: median %.0f; JPEG quality: median %.0f",
                                bytes.percentile(0.5), bytes.percentile(0.95), rects.percentile(0.5), quality.percentile(0.5)))

@@ -7,6 +7,7 @@ import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
 import ZRCTestSupport
+import ZRCKitTesting
 
 /// One lossless stream for a group of viewers (`sharedLosslessStream`), through a real host server
 /// and controllers over loopback with the real zstd: viewers of scrolling text in step send the same
