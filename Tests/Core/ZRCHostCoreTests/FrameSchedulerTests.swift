@@ -58,7 +58,8 @@ import ZRCTestSupport
     }
 
     /// A far path (2.5 MB/s, 200 ms) holds 500 kB: motion's updates, sized to cross in 15 ms
-    /// (37.5 kB), keep going while it has room — far more than a LAN's few frames in flight.
+    /// (37.5 kB), keep going while it has room (and an eighth more, `FramePacer.windowBytes`) —
+    /// far more than a LAN's few frames in flight.
     @Test func aLongPathKeepsUpdatesGoingUntilItsBytesAreInFlight() {
         var scheduler = Self.scheduler()
         scheduler.roundTripMeasured(Self.ms(200), now: 0)
@@ -77,7 +78,7 @@ import ZRCTestSupport
             now += 1000
             scheduler.screenChanged()
         }
-        #expect(frame - 1 == 14, "13 updates fill the path's 500 kB; the 14th leaves while 487.5 kB are in flight")
+        #expect(frame - 1 == 15, "the path's 500 kB and an eighth more (562.5 kB) take 15 updates")
         #expect(scheduler.nextWake(now: now, stream: Self.inFlight) == .events(untilMicros: now + Self.ms(16), thenGlanceAtScreen: true))
     }
 
