@@ -10,7 +10,8 @@
 ///   make samples smaller than the path.
 /// - The bare round trip is the smallest recent send-to-acknowledgement time or keepalive ping.
 /// - Pacing: a frame leaves when nothing is in flight, or when what is in flight still fits the
-///   path (rate × round trip) — so at most the frame being transferred waits, never a queue of
+///   path (rate × round trip, and an eighth more for frames' time beyond it: `windowBytes`) —
+///   so at most the frame being transferred and that eighth wait, never a longer queue of
 ///   frames behind it. What a frame waits beyond the round trip and its own transfer is reported
 ///   as queueing.
 public struct FramePacer: Sendable {
