@@ -10,7 +10,8 @@
 ///   make samples smaller than the path.
 /// - The bare round trip is the smallest recent send-to-acknowledgement time or keepalive ping.
 /// - Pacing: a frame leaves when nothing is in flight, or when what is in flight still fits the
-///   path (rate × round trip) — so at most the frame being transferred waits, never a queue of
+///   path (rate × round trip, and an eighth more for frames' time beyond it: `windowBytes`) —
+///   so at most the frame being transferred and that eighth wait, never a longer queue of
 ///   frames behind it. What a frame waits beyond the round trip and its own transfer is reported
 ///   as queueing.
 public struct FramePacer: Sendable {
@@ -18,9 +19,15 @@ public struct FramePacer: Sendable {
     /// (BBR's windows: a few round trips of rate, ten seconds of round trip).
     public static let rateWindowMicros: UInt64 = 2_000_000
     public static let roundTripWindowMicros: UInt64 = 10_000_000
-    /// Frames in flight at most, however fast the path (a long path holds several parts of a
-    /// change at once; what is in flight is otherwise bounded by the path's bytes).
-    public static let maximumFramesInFlight = 6
+    /// Frames in flight at most while the path is not known yet, and beyond the path's bytes on a
+    /// path so fast that a frame behind the others waits no longer than a decode (`maySend`).
+    public static let unpacedFramesInFlight = 6
+    /// Frames in flight at most, however long the path. Below it what is in flight is bounded by
+    /// the path's bytes alone: a long path holds many parts of a change at once (frames are sized
+    /// to cross in a few milliseconds, so at 200 ms a full path holds a dozen or more), and a
+    /// count cap below that would leave it part empty — worse, the delivery rate is measured from
+    /// what is in flight, so frames sized from a too-low rate would keep it too low.
+    public static let maximumFramesInFlight = 48
     /// Deliveries smaller than this give no rate sample.
     public static let minimumSampleBytes = 16 * 1024
 
@@ -104,6 +111,16 @@ public struct FramePacer: Sendable {
         return rate * Double(roundTrip) / 1_000_000
     }
 
+    /// What may be in flight before a frame waits: the path's bytes and an eighth more, for what
+    /// it delivers while frames spend time beyond the bare round trip (the controller's decoding,
+    /// the host's sending). Without that allowance the rate measured from acknowledged frames
+    /// stays below the path's on a long path: their round trip is longer than the bare one the
+    /// bound is made of, so the bound alone never lets a sample exceed the estimate by much.
+    public var windowBytes: Double? { pathBytes.map { $0 * Self.windowGain } }
+
+    /// In flight beyond the path's bytes, as a share of them (`windowBytes`).
+    public static let windowGain = 1.125
+
     /// Whether the bare round trip should be measured again (a ping while nothing is in flight):
     /// frames that always queue behind each other never show it, and without it a frame's
     /// transfer time cannot be told from the path's delay.
@@ -115,12 +132,15 @@ public struct FramePacer: Sendable {
     /// Whether a frame may leave now: nothing in flight, room left in the path, or what is in
     /// flight crosses so fast (a LAN) that a frame behind it waits no longer than the one ahead
     /// takes to decode — there, overlapping one frame's encoding with the other's decoding is
-    /// worth more than the wait.
+    /// worth more than the wait. Until the path is known, and past its bytes, a few frames at most.
     public var maySend: Bool {
         if outstanding.isEmpty { return true }
         guard outstanding.count < Self.maximumFramesInFlight else { return false }
-        guard let pathBytes, let transfer = transferMicros(bytes: bytesInFlight) else { return true }
-        return Double(bytesInFlight) < pathBytes || transfer <= Self.negligibleWaitMicros
+        guard let windowBytes, let transfer = transferMicros(bytes: bytesInFlight) else {
+            return outstanding.count < Self.unpacedFramesInFlight
+        }
+        if Double(bytesInFlight) < windowBytes { return true }
+        return outstanding.count < Self.unpacedFramesInFlight && transfer <= Self.negligibleWaitMicros
     }
 
     /// A wait behind a frame in flight that is too short to matter.

@@ -93,6 +93,13 @@ public struct FrameScheduler: Sendable {
     /// When input that usually gets an answer on screen (a press, a scroll, typed text) arrived
     /// and no update has yet left on its behalf.
     private var inputCredit: UInt64?
+    /// While parts of a change go one after the other and the pacer holds none back (the host,
+    /// not the path, sets their pace): when the last such update was planned, and the smoothed
+    /// time between them (µs).
+    private var lastPartMicros: UInt64?
+    private var partIntervalMicros: Double?
+    /// Whether the pacer held back an owed update since the last one was planned.
+    private var heldByPacer = false
     /// Where the controller's input last went (screen pixels) and when.
     private var lastInput: (point: Point, micros: UInt64)?
     /// A change seen (or a picture asked for) that still has to be captured. The first picture is owed.
@@ -115,6 +122,10 @@ public struct FrameScheduler: Sendable {
     public static let creditTransferMicros = 5_000.0
     /// Input counts as recent (focus, smaller updates) for this long.
     public static let recentInputMicros: UInt64 = 1_000_000
+    /// A path that holds this many updates of `updateTransferMicros` is long: there updates are
+    /// sized to the host's pace when it is slower than the path's, crossing in this long at most.
+    public static let longPathUpdates = 4
+    public static let longPathTransferMicros = 25_000.0
     /// While frames are in flight the driver looks at acknowledgements and the pointer this often.
     public static let inFlightGlanceMicros: UInt64 = 16_000
 
@@ -212,8 +223,12 @@ public struct FrameScheduler: Sendable {
         // A refinement goes only once every frame in flight is acknowledged.
         guard changeOwed || (refinementDue(now: now, stream: stream) && stream.nothingInFlight) else { return actions }
         if let probe = probe(now: now, stream: stream) { actions.append(probe) }
-        guard stream.canSend, pacer.maySend || creditReady(now: now) else { return actions }
+        guard stream.canSend, pacer.maySend || creditReady(now: now) else {
+            if changeOwed { heldByPacer = true }
+            return actions
+        }
         let credited = !pacer.maySend
+        if !credited { notePart(now: now, continuing: stream.owesParts) }
         changeOwed = false
         actions.append(.capture(CapturePlan(pixelBudget: pixelBudget(credited: credited, now: now), focus: focus(now: now),
                                             credited: credited, motionQuality: quality.quality)))
@@ -227,6 +242,7 @@ public struct FrameScheduler: Sendable {
         if stream.owesParts { changeOwed = true }
         let refinementWaits = refinementDue(now: now, stream: stream) && !stream.nothingInFlight
         guard stream.canSend, pacer.maySend || creditReady(now: now), !refinementWaits else {
+            if changeOwed, !pacer.maySend { heldByPacer = true }
             // Woken by an acknowledgement (or an input's answer coming due), so the next frame
             // leaves as soon as it may; the deadline keeps the pointer followed meanwhile.
             var deadline = now &+ Self.inFlightGlanceMicros
@@ -259,6 +275,16 @@ public struct FrameScheduler: Sendable {
         return age >= Self.answerDelayMicros && age < Self.creditLifetimeMicros
     }
 
+    /// An update is planned at `now`; `continuing`: it takes up parts the last one left.
+    private mutating func notePart(now: UInt64, continuing: Bool) {
+        if continuing, !heldByPacer, let last = lastPartMicros {
+            let sample = Double(now &- last)
+            partIntervalMicros = partIntervalMicros.map { $0 * 0.8 + sample * 0.2 } ?? sample
+        }
+        lastPartMicros = now
+        heldByPacer = false
+    }
+
     /// A ping while nothing is in flight, when frames have hidden the path's bare delay for a while.
     private mutating func probe(now: UInt64, stream: StreamStatus) -> HostSessionAction? {
         guard stream.nothingInFlight, pacer.wantsRoundTripProbe(now: now),
@@ -279,10 +305,20 @@ public struct FrameScheduler: Sendable {
     /// at the recent cost per pixel (no limit until both are known, or on a fast path) — half
     /// that while input is recent, so its answer never queues behind much motion, and only
     /// `creditTransferMicros` for an update sent on an input credit.
+    ///
+    /// On a long path (one that holds at least `longPathUpdates` such updates) the host, not the
+    /// path, may set the pace: parts of a large change leave as fast as the host makes them and
+    /// the path still has room. There an update carries what the path delivers while the host
+    /// makes the next, and a quarter more — else the path would stay part empty, and the rate
+    /// measured from it too low, with updates sized from that rate (at most `longPathTransferMicros`).
     private func pixelBudget(credited: Bool, now: UInt64) -> Int {
         guard settings.splitsLargeUpdates, let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
         let interactive = lastInput.map { now &- $0.micros < Self.recentInputMicros } ?? false
-        let micros = credited ? Self.creditTransferMicros : interactive ? Self.updateTransferMicros / 2 : Self.updateTransferMicros
+        var micros = credited ? Self.creditTransferMicros : interactive ? Self.updateTransferMicros / 2 : Self.updateTransferMicros
+        if !credited, let interval = partIntervalMicros, let pathBytes = pacer.pathBytes,
+           pathBytes >= Double(Self.longPathUpdates) * max(16_384, rate * Self.updateTransferMicros / 1_000_000) {
+            micros = max(micros, min(Self.longPathTransferMicros, interval * 1.25))
+        }
         let bytes = max(credited ? 4096 : 16_384, rate * micros / 1_000_000)
         return max(4096, Int(min(Double(Int.max / 2), bytes / bytesPerPixel)))
     }

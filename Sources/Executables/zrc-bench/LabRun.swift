@@ -22,7 +22,9 @@ struct LabRun {
         /// Click to frame on a still screen, then during motion: p50, p95, p99 (ms) and clicks lost.
         var idle: [Double]
         var busy: [Double]
-        /// The motion: updates/s, bytes/s, the host's worst queue (ms) and bytes in flight, path rate.
+        /// The motion: updates/s, bytes/s, the host's worst queue (ms) and bytes in flight, path
+        /// rate; the median JPEG quality of its updates and the median PSNR (dB) of the picture
+        /// shown against the host's screen at the same moment (-1: not known).
         var motion: [Double]
         /// Motion stops → picture exact (ms); nil when it never became exact within the timeout.
         var settleMillis: Double?
@@ -49,13 +51,14 @@ struct LabRun {
         if let encodings = system.encodings {
             controller = try BenchChild("the VNC controller", executable: "/usr/sbin/ip", arguments: lab.inController([
                 BenchChild.selfExecutable, "link-controller", "--vnc", "\(NetworkLab.hostAddress):\(ComparedSystem.vncPort)",
-                "--encoding", encodings.rawValue,
+                "--encoding", encodings.rawValue, "--display", display,
             ]))
         } else {
             server.send(line: "invite")
             let invite = try await server.nextLine(timeout: .seconds(20))
             controller = try BenchChild("the controller", executable: "/usr/sbin/ip", arguments: lab.inController([
                 BenchChild.selfExecutable, "link-controller", "--directory", directory.appendingPathComponent("controller").path,
+                "--display", display,
             ]))
             controller.send(line: invite)
         }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import ZRCControllerKit
 import ZRCNetworking
+import ZRCX11
+import ZRCFrames
 
 /// The laboratory's controller, run in the controller's namespace: ZRC (pairs with the invite read
 /// from stdin) or, with `--vnc`, the benchmark's RFB client. Once it shows a first picture it says
@@ -9,7 +11,7 @@ import ZRCNetworking
 /// `LinkMeasurements`):
 ///
 /// - `clicks N PAUSE_MS` → `clicks P50 P95 P99 LOST`
-/// - `watch SECONDS` → `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE`
+/// - `watch SECONDS` → `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE QUALITY PSNR`
 /// - `settle HASH TIMEOUT_MS` → `settle MS` or `settle timeout`
 struct LinkControllerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,6 +23,9 @@ struct LinkControllerCommand: AsyncParsableCommand {
 
     @Option(help: "Measure a VNC server at ADDRESS:PORT instead of ZRC.")
     var vnc: String?
+
+    @Option(help: "The host's X display, read while motion is watched to compare the picture shown here with it (PSNR).")
+    var display: String?
 
     @Option(help: "The VNC encodings to ask for: zrle or tight.")
     var encoding: String = RFBViewer.Encodings.tight.rawValue
@@ -64,6 +69,14 @@ struct LinkControllerCommand: AsyncParsableCommand {
         guard let size else { throw ValidationError("no picture within 60 s") }
         say("connected \(size.width)x\(size.height)")
         let measurements = LinkMeasurements(viewer: viewer, width: size.width, height: size.height)
+        // The host's screen as it is now (its X server's socket is seen from every namespace).
+        let reference: (() throws -> PixelBuffer)? = try display.map { name in
+            let capturer = try ScreenCapturer(connection: try X11Connection(displayName: name))
+            return {
+                let image = try capturer.captureScreen()
+                return PixelBuffer(width: image.width, height: image.height, bytesPerRow: image.bytesPerRow, bytes: image.pixels)
+            }
+        }
         while let command = await input.next() {
             let words = command.split(separator: " ").map(String.init)
             switch words.first {
@@ -72,7 +85,7 @@ struct LinkControllerCommand: AsyncParsableCommand {
                 say(try await measurements.clicks(count: count, pause: pause))
             case "watch":
                 guard words.count == 2, let seconds = Double(words[1]) else { throw ValidationError("bad command \(command)") }
-                say(try await measurements.watch(seconds: seconds))
+                say(try await measurements.watch(seconds: seconds, reference: reference))
             case "settle":
                 guard words.count == 3, let hash = UInt64(words[1]), let timeout = UInt64(words[2]) else { throw ValidationError("bad command \(command)") }
                 say(try await measurements.settle(hash: hash, timeoutMillis: timeout))

@@ -1,6 +1,7 @@
 import Foundation
 import ZRCNetworking
 import ZRCProtocol
+import ZRCFrames
 
 /// The laboratory's measurements, the same for every viewer (all times on the machine's
 /// monotonic clock, which network namespaces share). Each returns the result line the `links`
@@ -61,17 +62,36 @@ struct LinkMeasurements {
         return nil
     }
 
-    /// `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE`: updates and bytes over
-    /// `seconds`, with the host's worst queueing and bytes in flight and its newest path rate
-    /// (zeros for a viewer without the host's link statistics).
-    func watch(seconds: Double) async throws -> String {
+    /// `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE QUALITY PSNR`: updates and
+    /// bytes over `seconds`, with the host's worst queueing and bytes in flight and its newest path
+    /// rate (zeros for a viewer without the host's link statistics); the median JPEG quality of the
+    /// updates seen that held JPEG (-1: none did, or the viewer does not know); and the median
+    /// PSNR (dB, -1: not measured) of the picture shown here against the host's screen read at the
+    /// same moment by `reference`, sampled every `psnrEveryMillis` — what the user sees, so it
+    /// counts the picture's lag behind the moving screen as well as the coding loss.
+    func watch(seconds: Double, reference: (() throws -> PixelBuffer)? = nil, psnrEveryMillis: UInt64 = 500) async throws -> String {
         let started = WireClock.monotonicMicros()
         let before = await viewer.counters()
         var queueMax: UInt64 = 0, inFlightMax: UInt32 = 0
+        var qualities = Samples(), psnrs = Samples()
+        var qualitySeen = before.updates
+        var nextSample = started + psnrEveryMillis * 500
         while Double(WireClock.monotonicMicros() &- started) < seconds * 1_000_000 {
             if let stats = await viewer.linkStats() {
                 queueMax = max(queueMax, stats.queueMicros)
                 inFlightMax = max(inFlightMax, stats.inFlightBytes)
+            }
+            // The newest update's quality, once per update polled (at 20 ms some go unseen: a sample).
+            if let newest = await viewer.quality(newerThan: qualitySeen) {
+                qualitySeen = newest.version
+                if newest.quality > 0 { qualities.add(value: Double(newest.quality)) }
+            }
+            if let reference, WireClock.monotonicMicros() >= nextSample {
+                nextSample += psnrEveryMillis * 1000
+                // The picture shown here, then the host's screen at once (a few milliseconds apart).
+                if let shown = await viewer.picture(), let psnr = PictureFidelity.psnr(shown, try reference()) {
+                    psnrs.add(value: min(psnr, 99))
+                }
             }
             if let failure = await viewer.failure() { throw BenchError(failure) }
             try await Task.sleep(for: .milliseconds(20))
@@ -79,8 +99,11 @@ struct LinkMeasurements {
         let elapsed = Double(WireClock.monotonicMicros() &- started) / 1_000_000
         let after = await viewer.counters()
         let rate = await viewer.linkStats()?.deliveryRate ?? 0
-        return String(format: "watch %.1f %.0f %.1f %d %d", Double(after.updates - before.updates) / elapsed,
-                      Double(after.bytes - before.bytes) / elapsed, Double(queueMax) / 1000, inFlightMax, rate)
+        // Typed: as format arguments, a bare -1 would go as an integer where a double is read.
+        let quality: Double = qualities.isEmpty ? -1 : qualities.percentile(0.5)
+        let psnr: Double = psnrs.isEmpty ? -1 : psnrs.percentile(0.5)
+        return String(format: "watch %.1f %.0f %.1f %d %d %.1f %.2f", Double(after.updates - before.updates) / elapsed,
+                      Double(after.bytes - before.bytes) / elapsed, Double(queueMax) / 1000, inFlightMax, rate, quality, psnr)
     }
 
     /// `settle MS` once the picture's `PixelHash` is `hash` (ms from now to the decode of that

@@ -12,6 +12,11 @@ protocol MeasuredViewer: Sendable {
     func hash(newerThan version: UInt64) async -> (version: UInt64, decodedMicros: UInt64, value: UInt64)?
     /// A left click (press and release) at (x, y) in screen pixels.
     func click(x: Int, y: Int) async throws
+    /// The newest picture (nil before the first).
+    func picture() async -> PixelBuffer?
+    /// The JPEG quality of the newest update if it is newer than `version` (0: no JPEG in it; nil
+    /// for a viewer that does not know it).
+    func quality(newerThan version: UInt64) async -> (version: UInt64, quality: Int)?
     /// Bytes received from the server so far, and updates drawn.
     func counters() async -> (bytes: Int, updates: UInt64)
     /// The host's own view of the link (ZRC only).
@@ -39,6 +44,13 @@ struct ZRCMeasuredViewer: MeasuredViewer {
     func click(x: Int, y: Int) async throws {
         try await session.send(.input(.button(1, pressed: true, x: Int32(x), y: Int32(y))))
         try await session.send(.input(.button(1, pressed: false, x: Int32(x), y: Int32(y))))
+    }
+
+    func picture() async -> PixelBuffer? { await session.pollFrame()?.pixels }
+
+    func quality(newerThan version: UInt64) async -> (version: UInt64, quality: Int)? {
+        guard let frame = await session.pollFrame(newerThan: version) else { return nil }
+        return (frame.version, frame.quality)
     }
 
     func counters() async -> (bytes: Int, updates: UInt64) {
@@ -70,6 +82,10 @@ struct VNCMeasuredViewer: MeasuredViewer {
     }
 
     func click(x: Int, y: Int) async throws { try viewer.click(x: x, y: y) }
+
+    func picture() async -> PixelBuffer? { viewer.picture() }
+
+    func quality(newerThan version: UInt64) async -> (version: UInt64, quality: Int)? { nil }
 
     func counters() async -> (bytes: Int, updates: UInt64) {
         (viewer.receivedBytes, viewer.snapshot.version)

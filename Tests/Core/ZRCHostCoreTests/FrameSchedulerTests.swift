@@ -57,6 +57,31 @@ import ZRCTestSupport
         #expect(plan?.credited == false)
     }
 
+    /// A far path (2.5 MB/s, 200 ms) holds 500 kB: motion's updates, sized to cross in 15 ms
+    /// (37.5 kB), keep going while it has room (and an eighth more, `FramePacer.windowBytes`) —
+    /// far more than a LAN's few frames in flight.
+    @Test func aLongPathKeepsUpdatesGoingUntilItsBytesAreInFlight() {
+        var scheduler = Self.scheduler()
+        scheduler.roundTripMeasured(Self.ms(200), now: 0)
+        _ = scheduler.tick(now: 0, stream: .init())
+        _ = scheduler.sent(frameID: 1, wireBytes: 500_000, pixels: 1_000_000, credited: false, now: 0)
+        scheduler.acknowledged(1, now: Self.ms(400))
+        #expect(scheduler.pacer.deliveryRate == 2_500_000)
+        var frame: UInt64 = 1
+        var now = Self.ms(400)
+        scheduler.screenChanged()
+        while let plan = Self.plan(scheduler.tick(now: now, stream: frame == 1 ? .init() : Self.inFlight)), frame < 40 {
+            #expect(plan.pixelBudget == 75_000, "15 ms of the path at 0.5 bytes a pixel")
+            #expect(!plan.credited)
+            frame += 1
+            _ = scheduler.sent(frameID: frame, wireBytes: 37_500, pixels: 75_000, credited: false, now: now)
+            now += 1000
+            scheduler.screenChanged()
+        }
+        #expect(frame - 1 == 15, "the path's 500 kB and an eighth more (562.5 kB) take 15 updates")
+        #expect(scheduler.nextWake(now: now, stream: Self.inFlight) == .events(untilMicros: now + Self.ms(16), thenGlanceAtScreen: true))
+    }
+
     @Test func anInputsAnswerLeavesOnACreditAfterTheApplicationsDrawingTime() {
         var scheduler = Self.fullPath()
         scheduler.noteInput(.button(1, pressed: true, x: 10, y: 20), now: Self.ms(302))

@@ -84,6 +84,11 @@ final class RFBViewer: Sendable {
         }
     }
 
+    /// A copy of the newest picture (nil before the first).
+    func picture() -> PixelBuffer? {
+        state.withLock { $0.snapshot.version > 0 ? $0.picture : nil }
+    }
+
     /// `PixelHash` of the newest picture, hashed by the reader after each update once asked for.
     func newestHash() -> (version: UInt64, decodedMicros: UInt64, value: UInt64)? {
         state.withLock { state in
