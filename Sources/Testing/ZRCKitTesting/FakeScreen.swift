@@ -108,8 +108,7 @@ public struct RawRegionCodec: RegionEncoder, RegionDecoder {
 
     /// No state to drop: a restart decodes like any chunk.
     public func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
-        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
-        return chunk
+        try decompressLossless(chunk, maximumSize: maximumSize)
     }
 
     /// A frame is the payload behind a marker byte, so a test sees which path decoded it.

@@ -159,7 +159,7 @@ import ZRCKitTesting
             for _ in 0..<60 {
                 SharedLosslessStreamTests.scroll(setup.screen, line: setup.nextLine)
                 setup.nextLine += 1
-                try await Task.sleep(for: .milliseconds(33))
+                try await Task.sleep(for: .milliseconds(33))  // the scenario's pace: 30 lines/s, nothing awaited
             }
             for (index, session) in sessions.enumerated() {
                 #expect(await SessionWaits.shows(session, setup.screen.pixels), "viewer \(index) differs from the screen")
