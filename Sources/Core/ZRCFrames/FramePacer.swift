@@ -7,7 +7,9 @@
 ///   is one sample. A frame sent alone (nothing else in flight) also gives its size over its
 ///   send-to-acknowledgement time less the bare round trip, so stop-and-wait sending does not
 ///   read as a slow path. The estimate is the largest recent sample: idle moments only ever
-///   make samples smaller than the path.
+///   make samples smaller than the path. A frame sent while what was in flight stayed below the
+///   path's bytes is application-limited (after BBR): its sample may raise the estimate, never
+///   lower it, so the host's own slower moments do not read as a slower path.
 /// - The bare round trip is the smallest recent send-to-acknowledgement time or keepalive ping.
 /// - Pacing: a frame leaves when nothing is in flight, or when what is in flight still fits the
 ///   path (rate × round trip, and an eighth more for frames' time beyond it: `windowBytes`) —
@@ -38,6 +40,9 @@ public struct FramePacer: Sendable {
         var deliveredAtSend: Int
         var deliveredMicrosAtSend: UInt64
         var alone: Bool
+        /// What was in flight with it stayed below the path's bytes: the host, not the path, set
+        /// the pace (BBR's "application-limited").
+        var appLimited: Bool
     }
 
     private var outstanding: [Sent] = []
@@ -65,8 +70,9 @@ public struct FramePacer: Sendable {
         // After an idle moment the delivery clock restarts, so idle time is not counted as
         // transfer time.
         if outstanding.isEmpty { deliveredMicros = now }
+        let appLimited = pathBytes.map { Double(bytesInFlight + bytes) < $0 } ?? false
         outstanding.append(Sent(frameID: frameID, bytes: bytes, sendMicros: now, deliveredAtSend: delivered,
-                                deliveredMicrosAtSend: deliveredMicros, alone: outstanding.isEmpty))
+                                deliveredMicrosAtSend: deliveredMicros, alone: outstanding.isEmpty, appLimited: appLimited))
     }
 
     /// A round trip measured otherwise (a keepalive ping), µs.
@@ -87,7 +93,11 @@ public struct FramePacer: Sendable {
         // large enough to fill a fast path for a while count.
         var sample: Double?
         if elapsed > 0, delivered - frame.deliveredAtSend >= Self.minimumSampleBytes {
-            sample = Double(delivered - frame.deliveredAtSend) * 1_000_000 / Double(elapsed)
+            let rate = Double(delivered - frame.deliveredAtSend) * 1_000_000 / Double(elapsed)
+            // A frame the host sent while the path was part empty measured the host's pace: it
+            // may raise the estimate, never lower it — else a pause of the host's (small updates
+            // while input is recent) would shrink the rate, and the updates sized from it after.
+            if !frame.appLimited || rate > deliveryRate ?? 0 { sample = rate }
         }
         // Only a frame sent alone: one sent behind others may also have passed a bottleneck's
         // burst allowance untimed (a token bucket lets its first tens of kilobytes through at

@@ -295,6 +295,11 @@ public struct FrameScheduler: Sendable {
         return .probe(id: nextProbeID, sentAtMicros: now)
     }
 
+    /// Whether input is recent: its answer comes before the path's use.
+    private func interactive(now: UInt64) -> Bool {
+        lastInput.map { now &- $0.micros < Self.recentInputMicros } ?? false
+    }
+
     /// The focus for the next update: input within the last second.
     private func focus(now: UInt64) -> Point? {
         guard let input = lastInput, now &- input.micros < Self.recentInputMicros else { return nil }
@@ -306,16 +311,18 @@ public struct FrameScheduler: Sendable {
     /// that while input is recent, so its answer never queues behind much motion, and only
     /// `creditTransferMicros` for an update sent on an input credit.
     ///
-    /// On a long path (one that holds at least `longPathUpdates` such updates) the host, not the
-    /// path, may set the pace: parts of a large change leave as fast as the host makes them and
-    /// the path still has room. There an update carries what the path delivers while the host
+    /// On a long path (one that holds at least `longPathUpdates` such updates), while no input is
+    /// recent, the host, not the path, may set the pace: parts of a large change leave as fast as
+    /// the host makes them and the path still has room. There an update carries what the path delivers while the host
     /// makes the next, and a quarter more — else the path would stay part empty, and the rate
     /// measured from it too low, with updates sized from that rate (at most `longPathTransferMicros`).
     private func pixelBudget(credited: Bool, now: UInt64) -> Int {
         guard settings.splitsLargeUpdates, let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
-        let interactive = lastInput.map { now &- $0.micros < Self.recentInputMicros } ?? false
+        let interactive = interactive(now: now)
         var micros = credited ? Self.creditTransferMicros : interactive ? Self.updateTransferMicros / 2 : Self.updateTransferMicros
-        if !credited, let interval = partIntervalMicros, let pathBytes = pacer.pathBytes,
+        // While input is recent the answer to the next click must not wait behind a long update:
+        // updates stay small (and the path part empty) until the input has rested a second.
+        if !credited, !interactive, let interval = partIntervalMicros, let pathBytes = pacer.pathBytes,
            pathBytes >= Double(Self.longPathUpdates) * max(16_384, rate * Self.updateTransferMicros / 1_000_000) {
             micros = max(micros, min(Self.longPathTransferMicros, interval * 1.25))
         }

@@ -61,7 +61,9 @@ struct ComparisonTable {
         Swift.print("")
         Swift.print("\(profile.description)   (× = this system's figure ÷ ZRC's)")
         var columns = ["system", "click still p50/p95 ms", "click in motion p50/p95 ms", "motion updates/s", "motion kB/s", "exact after ms"]
-        columns += workloads.map { "\($0.rawValue) kB/s" }
+        // Updates/s beside bytes/s: a system that sends fewer, larger updates (a pull loop batching
+        // keystrokes) and one that sends every keystroke at once differ in both.
+        columns += workloads.map { "\($0.rawValue) updates/s, kB/s" }
         Swift.print(columns.joined(separator: " | "))
         for row in rows {
             let reference = row.system == .zrc ? nil : reference
@@ -74,7 +76,8 @@ struct ComparisonTable {
             for (index, _) in workloads.enumerated() {
                 let bytes = row.workloads[index].1.dropFirst().first.map { $0 / 1000 }
                 let zrc = reference?.workloads[index].1.dropFirst().first.map { $0 / 1000 }
-                cells.append(value(bytes, zrc, format: "%.1f"))
+                let updates = row.workloads[index].1.first.map { String(format: "%.1f", $0) } ?? "—"
+                cells.append("\(updates), " + value(bytes, zrc, format: "%.1f"))
             }
             Swift.print(cells.joined(separator: " | "))
         }

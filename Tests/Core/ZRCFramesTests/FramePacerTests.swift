@@ -125,4 +125,48 @@ import ZRCFrames
         for frame in 25...30 as ClosedRange<UInt64> { idle.acknowledged(frameID: frame, now: 300_000) }
         #expect(idle.maySend)
     }
+
+    /// The far profile filled, then the host sends at a third of the path's rate for five seconds
+    /// (small updates while input is recent): its own pace says nothing of the path, so the
+    /// estimate stays near the path's rate instead of falling to the host's.
+    @Test func theHostsOwnSlowerPaceDoesNotLowerTheRate() {
+        let rate = 2_500_000.0
+        var path = Path(bytesPerSecond: rate, oneWayMicros: 100_000)
+        var pacer = FramePacer()
+        var pending: [(id: UInt64, ackAt: UInt64)] = []
+        var (now, id): (UInt64, UInt64) = (1_000, 0)
+        func deliver(until time: UInt64) {
+            while let first = pending.first, first.ackAt <= time {
+                pacer.acknowledged(frameID: first.id, now: first.ackAt)
+                pending.removeFirst()
+            }
+        }
+        // Filled: a frame of 15 ms of the path whenever the pacer lets one go, for five seconds.
+        pacer.observeRoundTrip(micros: 200_000, now: now)
+        while now < 5_000_000 {
+            deliver(until: now)
+            if pacer.maySend {
+                id += 1
+                let bytes = max(16_384, Int((pacer.deliveryRate ?? rate) * 0.015))
+                pacer.sent(frameID: id, bytes: bytes, now: now)
+                pending.append((id, path.acknowledgement(bytes: bytes, sentAt: now)))
+                now += 1_000
+            } else {
+                now = max(now + 1, pending.first?.ackAt ?? now + 1)
+            }
+        }
+        let filled = try! #require(pacer.deliveryRate)
+        #expect(filled >= rate * 0.8, "estimated \(filled) B/s of \(rate) while filled")
+        // The host's pace: 20 kB every 24 ms (about 830 kB/s).
+        while now < 10_000_000 {
+            deliver(until: now)
+            id += 1
+            pacer.sent(frameID: id, bytes: 20_000, now: now)
+            pending.append((id, path.acknowledgement(bytes: 20_000, sentAt: now)))
+            now += 24_000
+        }
+        deliver(until: now)
+        let after = try! #require(pacer.deliveryRate)
+        #expect(after >= rate * 0.8, "estimated \(after) B/s of \(rate) after five seconds at the host's pace")
+    }
 }

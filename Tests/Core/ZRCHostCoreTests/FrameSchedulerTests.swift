@@ -82,6 +82,38 @@ import ZRCTestSupport
         #expect(scheduler.nextWake(now: now, stream: Self.inFlight) == .events(untilMicros: now + Self.ms(16), thenGlanceAtScreen: true))
     }
 
+    /// On a long path the host, not the path, may set the pace: parts of a large change made
+    /// every 20 ms each carry what the path delivers meanwhile and a quarter more (25 ms, 62.5 kB)
+    /// — unless input is recent: then they stay at half of 15 ms (18.75 kB), so a click's answer
+    /// never waits behind a long update.
+    @Test(arguments: [false, true])
+    func aLongPathsUpdatesFollowTheHostsPaceUnlessInputIsRecent(inputRecent: Bool) {
+        var scheduler = Self.scheduler()
+        scheduler.roundTripMeasured(Self.ms(200), now: 0)
+        _ = scheduler.tick(now: 0, stream: .init())
+        _ = scheduler.sent(frameID: 1, wireBytes: 500_000, pixels: 1_000_000, credited: false, now: 0)
+        scheduler.acknowledged(1, now: Self.ms(400))
+        var now = Self.ms(400)
+        var budgets: [Int] = []
+        for frame in 2...6 as ClosedRange<UInt64> {
+            if inputRecent { scheduler.noteInput(.pointerMove(x: 5, y: 5), now: now) }
+            scheduler.screenChanged()
+            let stream = FrameScheduler.StreamStatus(canSend: true, nothingInFlight: frame == 2, owesParts: true)
+            guard let plan = Self.plan(scheduler.tick(now: now, stream: stream)) else {
+                Issue.record("no update planned at \(now) µs")
+                return
+            }
+            budgets.append(plan.pixelBudget)
+            _ = scheduler.sent(frameID: frame, wireBytes: plan.pixelBudget / 2, pixels: plan.pixelBudget, credited: false, now: now)
+            now += Self.ms(20)
+        }
+        if inputRecent {
+            #expect(budgets == Array(repeating: 37_500, count: 5), "7.5 ms of the path at 0.5 bytes a pixel")
+        } else {
+            #expect(budgets == Array(repeating: 125_000, count: 5), "25 ms of the path at 0.5 bytes a pixel")
+        }
+    }
+
     @Test func anInputsAnswerLeavesOnACreditAfterTheApplicationsDrawingTime() {
         var scheduler = Self.fullPath()
         scheduler.noteInput(.button(1, pressed: true, x: 10, y: 20), now: Self.ms(302))
