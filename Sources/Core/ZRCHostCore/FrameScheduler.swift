@@ -302,8 +302,7 @@ public struct FrameScheduler: Sendable {
 
     /// The focus for the next update: input within the last second.
     private func focus(now: UInt64) -> Point? {
-        guard let input = lastInput, now &- input.micros < Self.recentInputMicros else { return nil }
-        return input.point
+        interactive(now: now) ? lastInput?.point : nil
     }
 
     /// Changed pixels the next update may carry: what crosses the path in `updateTransferMicros`
@@ -313,9 +312,9 @@ public struct FrameScheduler: Sendable {
     ///
     /// On a long path (one that holds at least `longPathUpdates` such updates), while no input is
     /// recent, the host, not the path, may set the pace: parts of a large change leave as fast as
-    /// the host makes them and the path still has room. There an update carries what the path delivers while the host
-    /// makes the next, and a quarter more — else the path would stay part empty, and the rate
-    /// measured from it too low, with updates sized from that rate (at most `longPathTransferMicros`).
+    /// the host makes them and the path still has room. There an update carries what the path
+    /// delivers while the host makes the next, and a quarter more — else the path would stay part
+    /// empty (at most `longPathTransferMicros`).
     private func pixelBudget(credited: Bool, now: UInt64) -> Int {
         guard settings.splitsLargeUpdates, let rate = pacer.deliveryRate, let bytesPerPixel, bytesPerPixel > 0 else { return .max }
         let interactive = interactive(now: now)
