@@ -174,11 +174,11 @@ let package = Package(
         .target(name: "ZRCWebTesting"),
 
         // Helpers shared by the test targets.
-        .target(name: "ZRCTestSupport", dependencies: [logging]),
+        .target(name: "ZRCTestSupport", dependencies: ["ZRCFrames", logging]),
         // A private Xvfb per test and an X client that records the input it receives.
         .target(name: "ZRCXTestSupport", dependencies: ["CXCB"]),
         .testTarget(name: "ZRCProtocolTests", dependencies: ["ZRCProtocol", "ZRCTestSupport", propertyBased]),
-        .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", propertyBased]),
+        .testTarget(name: "ZRCFramesTests", dependencies: ["ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCHostCoreTests", dependencies: ["ZRCHostCore", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCSodiumTests", dependencies: ["ZRCSodium", "ZRCProtocol", propertyBased],
                     resources: [.copy("Fixtures")]),

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 import ZRCFrames
 import ZRCProtocol
+import ZRCTestSupport
 
 /// A viewer that keeps its own picture catches up by repeating moves and painting the rest
 /// (`ChangePlan`): whatever updates were folded together, the result is the newest picture.
@@ -16,7 +17,7 @@ import ZRCProtocol
                 return PixelRect(x: pick(width - w + 1), y: pick(height - h + 1), width: w, height: h)
             }
             var compositor = FrameCompositor()
-            var codec = RawCodec()
+            var codec = RawRegionCodec()
             var pictures: [UInt64: PixelBuffer] = [:]
             // The first update paints the whole screen with noise, so a wrong move shows.
             var noise: [UInt8] = []

@@ -1,6 +1,7 @@
 import Testing
 import ZRCFrames
 import ZRCProtocol
+import ZRCTestSupport
 
 @Suite struct FrameStreamTests {
     final class Clock {
@@ -10,7 +11,7 @@ import ZRCProtocol
 
     @Test func firstChangeGoesOutAtOnceThenLatestWinsWhileInFlight() throws {
         var stream = FrameStream(configuration: .init(maximumInFlight: 1))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         var screen = ChangeDetectionTests.pattern(width: 200, height: 100)
         let first = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
@@ -32,7 +33,7 @@ import ZRCProtocol
 
     @Test func twoFramesMayBeInFlightAndAnAckCoversOlderOnes() throws {
         var stream = FrameStream()
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         var screen = ChangeDetectionTests.pattern(width: 64, height: 64)
         for step in 1...2 {
@@ -50,7 +51,7 @@ import ZRCProtocol
 
     @Test func aStaticScreenSendsNothing() throws {
         var stream = FrameStream()
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         let screen = ChangeDetectionTests.pattern(width: 64, height: 64)
         _ = try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec)
@@ -60,7 +61,7 @@ import ZRCProtocol
 
     @Test func smallStillAreasAreRefinedLosslessly() throws {
         var stream = FrameStream(configuration: .init(motionQuality: 60, refineQuality: 95, refineDelayMicros: 100_000))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
         let motion = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
@@ -74,7 +75,7 @@ import ZRCProtocol
     @Test func stillAreasAreRefinedAtHighQualityOnce() throws {
         var stream = FrameStream(configuration: .init(motionQuality: 60, refineQuality: 95, refineDelayMicros: 100_000,
                                                       losslessRefinementLimit: 0))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
         let motion = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
@@ -99,7 +100,7 @@ import ZRCProtocol
         var stream = FrameStream(configuration: .init(refineDelayMicros: 100_000, tileSize: 32,
                                                       encodings: [.jpegRects, .solidRects, .losslessRects],
                                                       maximumRefinementPixels: 2 * 32 * 32))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         let screen = ChangeDetectionTests.pattern(width: 128, height: 64)
         let motion = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: clock.read, encoder: &codec))
@@ -126,7 +127,7 @@ import ZRCProtocol
 
     @Test func solidUpdatesNeedNoRefinement() throws {
         var stream = FrameStream()
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let clock = Clock()
         var screen = PixelBuffer(width: 128, height: 128)
         screen.fill(screen.bounds, rgb: 0x224466)
@@ -141,7 +142,7 @@ import ZRCProtocol
     /// controller's picture ends up exact.
     @Test func largeChangesGoInPartsAndSmallOnesFirst() throws {
         var stream = FrameStream(configuration: .init(tileSize: 32, encodings: [.losslessRects, .solidRects]))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var compositor = FrameCompositor()
         var screen = ChangeDetectionTests.pattern(width: 320, height: 256)
         screen.fill(PixelRect(x: 0, y: 128, width: 320, height: 128), rgb: 0)
@@ -183,7 +184,7 @@ extension UpdateSizeTests {
     /// answer is in the very next part, however large the motion.
     @Test func theAnswerToInputGoesFirstAmidMotion() throws {
         var stream = FrameStream(configuration: .init(tileSize: 64, encodings: [.losslessRects, .solidRects, .jpegRects]))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var screen = ChangeDetectionTests.pattern(width: 1920, height: 1080)
         let square = PixelRect(x: 896, y: 476, width: 128, height: 128)
         screen.fill(square, rgb: 0xE02020)
@@ -211,7 +212,7 @@ extension UpdateSizeTests {
     @Test func aFirstPictureLargerThanOnePartArrivesWhole() throws {
         var stream = FrameStream(configuration: .init(tileSize: 32, encodings: [.losslessRects, .solidRects]))
         stream.configuration.maximumUpdatePixels = 3 * 32 * 32
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var compositor = FrameCompositor()
         let screen = ChangeDetectionTests.pattern(width: 200, height: 150)
         var hints: [PixelRect]? = nil

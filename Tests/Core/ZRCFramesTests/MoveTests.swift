@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 import ZRCFrames
 import ZRCProtocol
+import ZRCTestSupport
 
 /// Content moved in any direction (a page scrolled sideways, a dragged window) travels as a copy
 /// rect plus what the move exposed, and the controller's picture stays exactly the host's.
@@ -52,7 +53,7 @@ import ZRCProtocol
                 return image
             }
             var stream = FrameStream(configuration: .init(tileSize: 16, encodings: encodings))
-            var codec = RawCodec()
+            var codec = RawRegionCodec()
             var compositor = FrameCompositor()
             for step in 0..<8 {
                 if step > 0 {
@@ -80,7 +81,7 @@ import ZRCProtocol
     func aScreenScrolledSidewaysCostsItsStripOnly(encodings: Capabilities, step: Int) throws {
         let picture = Self.photo(width: 900, height: 240, seed: 1)
         var stream = FrameStream(configuration: .init(encodings: encodings))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var compositor = FrameCompositor()
         var offset = 200
         func screen() -> PixelBuffer {
@@ -125,7 +126,7 @@ import ZRCProtocol
             return image
         }
         var stream = FrameStream(configuration: .init(encodings: [.losslessRects, .solidRects, .copyRects]))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var compositor = FrameCompositor()
         let first = try #require(try stream.offer(screen(100, 100), hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
         stream.acknowledge(first.frameID)
@@ -154,7 +155,7 @@ import ZRCProtocol
             return image
         }
         var stream = FrameStream(configuration: .init(encodings: [.losslessRects, .solidRects, .copyRects]))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var compositor = FrameCompositor()
         let first = try #require(try stream.offer(screen(at: 100, 80), hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
         stream.acknowledge(first.frameID)

@@ -2,45 +2,7 @@ import PropertyBased
 import Testing
 import ZRCFrames
 import ZRCProtocol
-
-/// A lossless stand-in for JPEG so the pipeline's bookkeeping can be checked pixel-exactly.
-struct RawCodec: RegionEncoder, RegionDecoder {
-    var encodedRects: [PixelRect] = []
-
-    mutating func encodeJPEG(_ image: PixelBuffer, rect: PixelRect, quality: Int, fullChroma: Bool) throws -> [UInt8] {
-        encodedRects.append(rect)
-        return image.crop(rect)
-    }
-
-    mutating func decodeJPEG(_ data: [UInt8], into image: inout PixelBuffer, rect: PixelRect) throws {
-        guard data.count == rect.area * 4 else { throw FrameError("size mismatch") }
-        image.blit(data, into: rect)
-    }
-
-    /// Stored, not compressed: the payload layout is what these tests check (zstd has its own).
-    mutating func compressLossless(_ payload: [UInt8]) throws -> [UInt8] { payload }
-
-    mutating func decompressLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
-        guard chunk.count <= maximumSize else { throw FrameError("a chunk larger than its rect") }
-        return chunk
-    }
-
-    /// No state to drop: a restart decodes like any chunk.
-    mutating func restartLossless(_ chunk: [UInt8], maximumSize: Int) throws -> [UInt8] {
-        try decompressLossless(chunk, maximumSize: maximumSize)
-    }
-
-    /// A frame is the payload behind a marker byte, so a test sees which path decoded it.
-    static let frameMarker: UInt8 = 0xF6
-
-    func compressLosslessFrame(_ payload: [UInt8]) throws -> [UInt8] { [Self.frameMarker] + payload }
-
-    func decompressLosslessFrame(_ frame: [UInt8], maximumSize: Int) throws -> [UInt8] {
-        guard frame.first == Self.frameMarker else { throw FrameError("a stream chunk sent as a lossless frame") }
-        guard frame.count - 1 <= maximumSize else { throw FrameError("a frame larger than its rect") }
-        return Array(frame.dropFirst())
-    }
-}
+import ZRCTestSupport
 
 @Suite struct PipelineTests {
     func update(_ rects: [FrameRect], width: Int, height: Int, id: UInt64 = 1) -> FrameUpdate {
@@ -50,7 +12,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
 
     @Test func aStaticScreenSendsNothing() throws {
         let screen = ChangeDetectionTests.pattern(width: 320, height: 200)
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let rects = try UpdatePlanner().rects(previous: screen, current: screen, hints: nil, quality: 80, fullChroma: false, encoder: &codec)
         #expect(rects.isEmpty)
         #expect(codec.encodedRects.isEmpty)
@@ -60,7 +22,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         let before = ChangeDetectionTests.pattern(width: 256, height: 128)
         var after = before
         after.fill(PixelRect(x: 64, y: 0, width: 128, height: 64), rgb: 0x336699)
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let rects = try UpdatePlanner().rects(previous: before, current: after, hints: nil, quality: 80, fullChroma: false, encoder: &codec)
         #expect(rects.count == 2)
         #expect(rects.allSatisfy { $0.content == .solid(pixel: 0x336699) })
@@ -69,7 +31,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
 
     @Test func aNewScreenSizeSendsEverything() throws {
         let screen = ChangeDetectionTests.pattern(width: 200, height: 100)
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         _ = try UpdatePlanner().rects(previous: PixelBuffer(width: 0, height: 0), current: screen, hints: nil, quality: 80,
                                       fullChroma: false, encoder: &codec)
         #expect(codec.encodedRects == [PixelRect(x: 0, y: 0, width: 200, height: 100)])
@@ -89,7 +51,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
             var hostScreen = ChangeDetectionTests.pattern(width: width, height: height, seed: UInt32(seed & 0xFF))
             var controllerView = PixelBuffer(width: 0, height: 0)
             var compositor = FrameCompositor()
-            var codec = RawCodec()
+            var codec = RawRegionCodec()
             for step in 0..<steps {
                 if step > 0 {
                     let x = Int(random.next() % UInt64(width)), y = Int(random.next() % UInt64(height))
@@ -136,7 +98,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
         var after = before
         after.fill(PixelRect(x: 70, y: 20, width: 2, height: 12), rgb: 0x000000)
         after.fill(PixelRect(x: 72, y: 30, width: 5, height: 2), rgb: 0x777777)
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let rects = try UpdatePlanner().rects(previous: before, current: after, hints: nil, quality: 80, fullChroma: false,
                                               encodings: [.losslessRects, .solidRects, .jpegRects], encoder: &codec)
         #expect(rects.count == 1)
@@ -153,14 +115,14 @@ struct RawCodec: RegionEncoder, RegionDecoder {
 
     @Test func rectanglesOutsideTheScreenAreRefused() {
         var compositor = FrameCompositor()
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let outside = FrameRect(x: 90, y: 0, width: 20, height: 10, content: .solid(pixel: 0))
         #expect(throws: FrameError.self) { try compositor.apply(update([outside], width: 100, height: 50), decoder: &codec) }
     }
 
     @Test func eachUpdateMovesTheVersionOn() throws {
         var compositor = FrameCompositor()
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         try compositor.apply(update([], width: 10, height: 10, id: 5), decoder: &codec)
         try compositor.apply(update([FrameRect(x: 0, y: 0, width: 2, height: 2, content: .solid(pixel: 0xFF0000))], width: 10, height: 10, id: 6),
                              decoder: &codec)
@@ -173,7 +135,7 @@ struct RawCodec: RegionEncoder, RegionDecoder {
     /// A flood of tiny rects costs the viewer one redraw area, and the history stays small.
     @Test func manySmallRectsAreRememberedAsTheirBoundingBox() throws {
         var compositor = FrameCompositor()
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let rects = (0..<300).map { FrameRect(x: UInt16($0 % 100), y: UInt16(10 + $0 / 100), width: 1, height: 1, content: .solid(pixel: 0xFF)) }
         try compositor.apply(update(rects, width: 200, height: 50), decoder: &codec)
         #expect(compositor.lastDirty == [PixelRect(x: 0, y: 10, width: 100, height: 3)])

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 import ZRCFrames
 import ZRCProtocol
+import ZRCTestSupport
 
 /// Scrolled content travels as copy rects plus the exposed strip, and the controller's picture
 /// stays exactly the host's.
@@ -45,7 +46,7 @@ import ZRCProtocol
             var random = Xorshift(seed: UInt64(seed) | 1)
             var screen = Self.textScreen(width: width, height: height, random: &random)
             var stream = FrameStream(configuration: .init(tileSize: 16, encodings: encodings))
-            var codec = RawCodec()
+            var codec = RawRegionCodec()
             var compositor = FrameCompositor()
             for step in 0..<8 {
                 if step > 0 {
@@ -74,7 +75,7 @@ import ZRCProtocol
         var random = Xorshift(seed: 99)
         var screen = Self.textScreen(width: 640, height: 400, random: &random)
         var stream = FrameStream(configuration: .init(encodings: [.losslessRects, .solidRects, .copyRects]))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         let first = try #require(try stream.offer(screen, hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
         stream.acknowledge(first.frameID)
         Self.scroll(&screen, area: screen.bounds, by: offset, random: &random)

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 import ZRCFrames
 import ZRCProtocol
+import ZRCTestSupport
 
 /// Encoding once for several viewers at the stream level: a stream that takes another's update
 /// (made from the same state) keeps its controller's picture exactly the host's, and ends in the
@@ -29,7 +30,7 @@ import ZRCProtocol
         var screen = ScrollTests.textScreen(width: width, height: height, random: &random)
         let configuration = FrameStream.Configuration(tileSize: 16, encodings: Self.encodings)
         var (a, b) = (FrameStream(configuration: configuration), FrameStream(configuration: configuration))
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var (viewA, viewB) = (FrameCompositor(), FrameCompositor())
         // `b` starts on its own with one capture more than `a` (so its frame numbers differ), and
         // both end on the same capture: sharing is only for streams that saw the same captures,
@@ -74,7 +75,7 @@ import ZRCProtocol
         var random = Xorshift(seed: 7)
         let screen = ScrollTests.textScreen(width: 96, height: 64, random: &random)
         let photo = MoveTests.photo(width: 96, height: 64, seed: 3)
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         func settled(_ picture: PixelBuffer, encodings: Capabilities = Self.encodings) throws -> FrameStream {
             var stream = FrameStream(configuration: .init(tileSize: 16, encodings: encodings))
             _ = try stream.offer(picture, hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec)
@@ -97,7 +98,7 @@ import ZRCProtocol
     @Test func streamChunksAreNeverTaken() throws {
         var random = Xorshift(seed: 9)
         let screen = ScrollTests.textScreen(width: 64, height: 64, random: &random)
-        var codec = RawCodec()
+        var codec = RawRegionCodec()
         var own = FrameStream(configuration: .init(tileSize: 16, encodings: [.losslessRects, .solidRects]))
         let update = try #require(try own.offer(screen, hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec))
         #expect(!FrameStream.isShareable(update))
@@ -110,7 +111,7 @@ import ZRCProtocol
 
 extension FrameStream {
     /// Offers `screen` to a copy; the copy and its update (nil when nothing changed).
-    fileprivate func offerCopy(_ screen: PixelBuffer, codec: inout RawCodec) throws -> (stream: FrameStream, update: FrameUpdate)? {
+    fileprivate func offerCopy(_ screen: PixelBuffer, codec: inout RawRegionCodec) throws -> (stream: FrameStream, update: FrameUpdate)? {
         var copy = self
         guard let update = try copy.offer(screen, hints: nil, captureMicros: 1, clock: { 0 }, encoder: &codec) else { return nil }
         copy.acknowledge(update.frameID)

@@ -5,6 +5,7 @@ import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
 import ZRCKitTesting
+import ZRCTestSupport
 
 /// The host sends only what the controller announced in `hello`, and a controller that announces
 /// less still gets a working stream in what it takes — never silence.

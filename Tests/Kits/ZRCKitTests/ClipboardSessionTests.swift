@@ -5,6 +5,7 @@ import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
 import ZRCKitTesting
+import ZRCTestSupport
 
 /// The clipboard rules of a host session, with an in-memory clipboard: who may read and set it,
 /// who hears of changes, and that bad content is refused without ending the session.

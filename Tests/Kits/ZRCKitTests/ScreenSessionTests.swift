@@ -5,6 +5,7 @@ import ZRCFrames
 import ZRCHostKit
 import ZRCProtocol
 import ZRCKitTesting
+import ZRCTestSupport
 
 /// The frame pipeline and input path through a real host server and controller over loopback,
 /// with a fake screen and a lossless codec so results are exact.
