@@ -1,0 +1,160 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import ZRCProtocol
+import ZRCSodium
+
+/// Pairing by a short code: the code's text, and the host's gate with its three guesses, run with
+/// real CPace on libsodium and controllers in memory.
+@Suite struct CodePairingTests {
+    let group = try! SodiumCPaceGroup()
+    static let ci = Array("ZRC pair by code 1".utf8)
+    static let sid: [UInt8] = Array(0..<16)
+
+    /// A controller's run against `gate` with `code` typed; the gate's confirmation.
+    func attempt(_ gate: inout CodePairingGate, run: UInt64, code: PairingCode, now: UInt64 = 0) throws -> CodePairingGate.Confirmation {
+        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: Array("controller key+name".utf8), group: group)
+        guard case .respond(let answer) = gate.answer(run: run, message: controller.message, now: now, group: group) else {
+            return .refused("not answered")
+        }
+        let finished = try controller.finish(answer, group: group)
+        let keys = CodePairingKeys(key: finished.key, transcript: controller.message + answer, group: group)
+        return gate.confirm(run: run, tag: keys.confirmation, now: now)
+    }
+
+    static func gate(_ code: PairingCode, expiresAt: UInt64 = 600_000_000) -> CodePairingGate {
+        CodePairingGate(code: code, ci: ci, sid: sid, hostAD: Array("host key+name".utf8), expiresAtMicros: expiresAt)
+    }
+
+    @Test func aCodeReadsBackAsWrittenWhateverTheSeparators() throws {
+        let code = try PairingCode(locator: 42, secret: 83_170_946)
+        #expect(code.text.hasPrefix("42-8317-0946-"))
+        #expect(try PairingCode(parsing: code.text) == code)
+        #expect(try PairingCode(parsing: code.text.replacingOccurrences(of: "-", with: " ")) == code)
+        #expect(try PairingCode(parsing: code.text.filter(\.isNumber)) == code)
+        #expect(!code.description.contains("8317"), "the secret is never printed")
+        #expect(PairingCode.dammCheck([5, 7, 2]) == 4, "the Damm algorithm's worked example")
+    }
+
+    /// Every single wrong digit and every swap of two different neighbours is caught by the check
+    /// digit, so a typo never costs one of the three guesses.
+    @Test func typosAreCaughtBeforeTheyCostAGuess() async {
+        await propertyCheck(count: 50, input: Gen.int(in: 0...99), Gen.int(in: 0...99_999_999)) { locator, secret in
+            let digits = Array(try PairingCode(locator: locator, secret: secret).text.filter(\.isNumber))
+            for index in digits.indices {
+                for wrong in "0123456789" where wrong != digits[index] {
+                    var typo = digits
+                    typo[index] = wrong
+                    #expect(throws: PairingCodeError.self) { try PairingCode(parsing: String(typo)) }
+                }
+                if index + 1 < digits.count, digits[index] != digits[index + 1] {
+                    var swapped = digits
+                    swapped.swapAt(index, index + 1)
+                    #expect(throws: PairingCodeError.self) { try PairingCode(parsing: String(swapped)) }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: ["", "42-8317-0946", "42-8317-0946-55", "42-8317-O946-5", "４２-8317-0946-5", "42_8317_0946_5"])
+    func malformedCodesAreRefused(text: String) {
+        #expect(throws: PairingCodeError.self) { try PairingCode(parsing: text) }
+    }
+
+    /// The right code pairs, and both sides hold the same invite ID and secret.
+    @Test func theRightCodePairsWithTheSameKeysOnBothSides() throws {
+        let code = try PairingCode(locator: 7, secret: 12_345_678)
+        var gate = Self.gate(code)
+        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: Array("controller".utf8), group: group)
+        guard case .respond(let answer) = gate.answer(run: 1, message: controller.message, now: 0, group: group) else {
+            Issue.record("the host did not answer")
+            return
+        }
+        let finished = try controller.finish(answer, group: group)
+        let keys = CodePairingKeys(key: finished.key, transcript: controller.message + answer, group: group)
+        guard case .paired(let ad, let hostKeys) = gate.confirm(run: 1, tag: keys.confirmation, now: 0) else {
+            Issue.record("the right code did not pair")
+            return
+        }
+        #expect(ad == Array("controller".utf8))
+        #expect(finished.peerAD == Array("host key+name".utf8))
+        #expect(hostKeys.inviteID == keys.inviteID)
+        #expect(hostKeys.secret.constantTimeEquals(keys.secret))
+        // A code pairs once.
+        #expect(try { if case .refused = try attempt(&gate, run: 2, code: code) { true } else { false } }())
+    }
+
+    /// Three wrong codes end the code; the right one is refused after that. A wrong code counts
+    /// against that code only.
+    @Test func threeWrongCodesEndTheCodeAndOnlyThatCode() throws {
+        let code = try PairingCode(locator: 7, secret: 12_345_678)
+        let other = try PairingCode(locator: 8, secret: 55_555_555)
+        var gate = Self.gate(code)
+        var otherGate = Self.gate(other)
+        for (run, left) in zip(1...3 as ClosedRange<UInt64>, [2, 1, 0]) {
+            guard case .wrongCode(let guessesLeft) = try attempt(&gate, run: run, code: try PairingCode(locator: 7, secret: 12_345_679 + Int(run))) else {
+                Issue.record("a wrong code was not counted")
+                return
+            }
+            #expect(guessesLeft == left)
+        }
+        #expect(gate.state.isEnded(.tooManyWrongCodes))
+        guard case .refused = try attempt(&gate, run: 4, code: code) else {
+            Issue.record("the right code paired after three wrong ones")
+            return
+        }
+        guard case .paired = try attempt(&otherGate, run: 1, code: other) else {
+            Issue.record("another code was affected")
+            return
+        }
+    }
+
+    /// An attacker starting 1,000 runs at once, never confirming: three are answered (each one
+    /// guess), the rest are refused before any CPace work, and once they are dropped the code has
+    /// ended without pairing.
+    @Test func aThousandRunsAnswerThreeAndNeverPair() throws {
+        let code = try PairingCode(locator: 1, secret: 1)
+        var gate = Self.gate(code)
+        let guess = try CPaceInitiator(prs: try PairingCode(locator: 1, secret: 2).passwordBytes, ci: Self.ci, sid: Self.sid, ad: [], group: group)
+        var answered = 0
+        for run in 1...1000 as ClosedRange<UInt64> {
+            if case .respond = gate.answer(run: run, message: guess.message, now: 0, group: group) { answered += 1 }
+        }
+        #expect(answered == 3)
+        for run in 1...1000 as ClosedRange<UInt64> { gate.abandon(run: run, now: 0) }
+        #expect(gate.state.isEnded(.tooManyWrongCodes))
+    }
+
+    /// Malformed messages and invalid elements are refused and not counted: they test no guess.
+    @Test func malformedRunsAreNotCounted() throws {
+        let code = try PairingCode(locator: 3, secret: 3)
+        var gate = Self.gate(code)
+        for run in 1...10 as ClosedRange<UInt64> {
+            guard case .refused = gate.answer(run: run, message: [0x20] + [UInt8](repeating: 0, count: 32) + [0], now: 0, group: group) else {
+                Issue.record("the identity element was answered")
+                return
+            }
+        }
+        guard case .paired = try attempt(&gate, run: 11, code: code) else {
+            Issue.record("refused runs were counted against the code")
+            return
+        }
+    }
+
+    @Test func anExpiredCodeAnswersNothing() throws {
+        let code = try PairingCode(locator: 4, secret: 4)
+        var gate = Self.gate(code, expiresAt: 1_000)
+        gate.tick(now: 1_000)
+        #expect(gate.state.isEnded(.expired))
+        guard case .refused = try attempt(&gate, run: 1, code: code, now: 1_001) else {
+            Issue.record("an expired code was answered")
+            return
+        }
+    }
+}
+
+extension CodePairingGate.State {
+    func isEnded(_ ending: CodePairingGate.Ending) -> Bool {
+        if case .ended(let actual) = self { actual == ending } else { false }
+    }
+}
