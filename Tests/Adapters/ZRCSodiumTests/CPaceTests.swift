@@ -106,7 +106,7 @@ import ZRCSodium
         [], [0x20], [0x1F] + [UInt8](repeating: 1, count: 33), [0x20] + [UInt8](repeating: 1, count: 32),
         [0x20] + [UInt8](repeating: 1, count: 32) + [0x05, 1, 2], [0x20] + [UInt8](repeating: 1, count: 32) + [0x01, 1, 2],
         [0x20] + [UInt8](repeating: 1, count: 32) + [0x80, 0x00], [0x20] + [UInt8](repeating: 1, count: 32) + [0xFF, 0xFF, 0xFF, 0x7F],
-        [0x20] + [UInt8](repeating: 1, count: 32) + [0x81, 0x08] + [UInt8](repeating: 0, count: 1025),
+        [0x20] + [UInt8](repeating: 1, count: 32) + [0x81, 0x40] + [UInt8](repeating: 0, count: 8193),
     ] as [[UInt8]])
     func malformedMessagesAreRefused(message: [UInt8]) {
         #expect(throws: CPaceError.self) { try CPace.parse(message) }

@@ -153,6 +153,55 @@ import ZRCSodium
     }
 }
 
+
+extension CodePairingTests {
+    /// The whole exchange with the real ADs: the controller ends with the invite the ordinary
+    /// pairing uses (host key pinned from ADb, ID and secret derived), the host with the
+    /// controller's key and name and the same ID and secret.
+    @Test func bothSidesEndWithTheSameInviteAndEachOthersKeys() throws {
+        let crypto = try SodiumCrypto()
+        let (hostKey, controllerKey) = (crypto.generateKeyPair().publicKey, crypto.generateKeyPair().publicKey)
+        let hostAD = try HostPairingAD(hostKey: hostKey, expiresAt: 1_900_000_000, addresses: [InviteAddress(host: "192.0.2.7", port: 7420)],
+                                       hostName: "desk", servers: [try ReachURL(parsing: "mqtt://192.0.2.1:1883", expecting: [.mqtt])])
+        let controllerAD = try ControllerPairingAD(controllerKey: controllerKey, name: "laptop")
+        let code = try PairingCode(locator: 42, secret: 83_170_946)
+        var gate = CodePairingGate(code: code, ci: Self.ci, sid: Self.sid, hostAD: hostAD.bytes, expiresAtMicros: 600_000_000)
+        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: controllerAD.bytes, group: group)
+        guard case .respond(let answer) = gate.answer(run: 1, message: controller.message, now: 0, group: group) else {
+            Issue.record("not answered")
+            return
+        }
+        let finished = try controller.finish(answer, group: group)
+        let keys = CodePairingKeys(key: finished.key, transcript: controller.message + answer, group: group)
+        guard case .paired(let ad, let hostKeys) = gate.confirm(run: 1, tag: keys.confirmation, now: 0) else {
+            Issue.record("not paired")
+            return
+        }
+        let invite = try HostPairingAD(parsing: finished.peerAD).invite(keys: keys)
+        #expect(invite.hostKey == hostKey)
+        #expect(invite.hostName == "desk")
+        #expect(invite.inviteID == hostKeys.inviteID)
+        #expect(invite.secret.constantTimeEquals(hostKeys.secret))
+        #expect(try ControllerPairingAD(parsing: ad) == controllerAD)
+    }
+
+    /// ADs a peer could send that are not well formed: each is a clear error.
+    @Test(arguments: [[], [2], [1] + [UInt8](repeating: 0, count: 31), [1] + [UInt8](repeating: 9, count: 32) + [65],
+                      [1] + [UInt8](repeating: 9, count: 32) + [1, 65, 0], [1] + [UInt8](repeating: 9, count: 32) + [65] + [UInt8](repeating: 97, count: 65)]
+                      as [[UInt8]])
+    func malformedControllerADsAreRefused(bytes: [UInt8]) {
+        #expect(throws: WireError.self) { try ControllerPairingAD(parsing: bytes) }
+    }
+
+    @Test(arguments: [[], [1] + [UInt8](repeating: 9, count: 32) + [UInt8](repeating: 0, count: 8) + [0],
+                      [1] + [UInt8](repeating: 9, count: 32) + [UInt8](repeating: 0, count: 8) + [9],
+                      [1] + [UInt8](repeating: 9, count: 32) + [UInt8](repeating: 0, count: 8) + [1, 1, 65, 0, 1, 0, 9]]
+                      as [[UInt8]])
+    func malformedHostADsAreRefused(bytes: [UInt8]) {
+        #expect(throws: WireError.self) { try HostPairingAD(parsing: bytes) }
+    }
+}
+
 extension CodePairingGate.State {
     func isEnded(_ ending: CodePairingGate.Ending) -> Bool {
         if case .ended(let actual) = self { actual == ending } else { false }

@@ -14,8 +14,8 @@ public enum CPace {
     public static let elementLength = 32
     public static let keyLength = 64
     /// Limits on what a peer's message may carry, checked before anything is copied.
-    public static let maximumADLength = 1024
-    public static let maximumMessageLength = 2 + elementLength + 2 + maximumADLength
+    public static let maximumADLength = 8192
+    public static let maximumMessageLength = 1 + elementLength + 2 + maximumADLength
 
     /// Unsigned LEB128 of `length`: the draft's `prepend_len` prefix.
     static func lengthPrefix(_ length: Int) -> [UInt8] {
