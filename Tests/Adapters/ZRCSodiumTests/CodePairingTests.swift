@@ -207,3 +207,38 @@ extension CodePairingGate.State {
         if case .ended(let actual) = self { actual == ending } else { false }
     }
 }
+
+extension CodePairingTests {
+    /// The spec's worked example (Schemas/pairing-by-code.md), byte for byte: fixed scalars (the
+    /// draft's ya and yb), fixed keys and names.
+    @Test func theSpecsWorkedExampleIsReproduced() throws {
+        let code = try PairingCode(parsing: Self.example.code)
+        let ci = code.channelIdentifier
+        let sid = [UInt8](hex: Self.example.sid)
+        let controllerAD = try ControllerPairingAD(controllerKey: try NoisePublicKey(hex: Self.example.controllerKey), name: "laptop")
+        let hostAD = try HostPairingAD(hostKey: try NoisePublicKey(hex: Self.example.hostKey), expiresAt: 1_900_000_000,
+                                       addresses: [InviteAddress(host: "192.0.2.7", port: 7420)], hostName: "desk", servers: [])
+        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: ci, sid: sid, ad: controllerAD.bytes, group: group,
+                                            scalar: SecretBytes([UInt8](hex: Self.example.ya)))
+        var gate = CodePairingGate(code: code, ci: ci, sid: sid, hostAD: hostAD.bytes, expiresAtMicros: .max)
+        guard case .respond(let answer) = gate.answer(run: 1, message: controller.message, now: 0, group: group,
+                                                      scalar: SecretBytes([UInt8](hex: Self.example.yb))) else {
+            Issue.record("not answered")
+            return
+        }
+        let keys = CodePairingKeys(key: try controller.finish(answer, group: group).key, transcript: controller.message + answer, group: group)
+        #expect(ci.hex == "125a5243207061697220627920636f64652031023432")
+        #expect(controller.message.hex == "20caebab8cac4db159c6735fca47292a83dc40e5110c48908de69c36c5c8a3b10728"
+            + "01" + String(repeating: "11", count: 32) + "066c6170746f70")
+        #expect(answer.hex == "20422d68170d3682f6a6d5cfbc20bf2acbd46d56fb1f8849aabe01e2bacd2ca9613c"
+            + "01" + String(repeating: "22", count: 32) + "00000000713fb30001093139322e302e322e371cfc046465736b00")
+        #expect(keys.confirmation.hex == "48430cf47d2824d286bd6594ff31b836a02523288fb6b44221bcc4c2c204e60b")
+        #expect(keys.inviteID.bytes.hex == "717a00874b7b3a389f9ac0d4b1a2281e")
+        #expect(keys.secret.copyBytes().hex == "9b5d5644ee4d73f26252c167e74a6915")
+    }
+
+    static let example = (code: "42-8317-0946-6", sid: "000102030405060708090a0b0c0d0e0f",
+                          controllerKey: String(repeating: "11", count: 32), hostKey: String(repeating: "22", count: 32),
+                          ya: "DA3D23700A9E5699258AEF94DC060DFDA5EBB61F02A5EA77FAD53F4FF0976D08",
+                          yb: "D2316B454718C35362D83D69DF6320F38578ED5984651435E2949762D900B80D")
+}

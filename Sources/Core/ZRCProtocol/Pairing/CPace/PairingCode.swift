@@ -59,6 +59,12 @@ public struct PairingCode: Sendable, Equatable, CustomStringConvertible {
         SecretBytes(digits[2...9].map { UInt8(48 + $0) })
     }
 
+    /// CPace's channel identifier for this code: lv_cat("ZRC pair by code 1", the locator's two
+    /// ASCII digits). It binds a run to ZRC's pairing and to the meeting point it was found at.
+    public var channelIdentifier: [UInt8] {
+        CPace.lengthValueConcatenation([Array("ZRC pair by code 1".utf8), Array(text.prefix(2).utf8)])
+    }
+
     /// Never prints the secret.
     public var description: String { "PairingCode(locator \(locator), secret redacted)" }
 
