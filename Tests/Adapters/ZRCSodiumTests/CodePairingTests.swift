@@ -242,3 +242,36 @@ extension CodePairingTests {
                           ya: "DA3D23700A9E5699258AEF94DC060DFDA5EBB61F02A5EA77FAD53F4FF0976D08",
                           yb: "D2316B454718C35362D83D69DF6320F38578ED5984651435E2949762D900B80D")
 }
+
+extension CodePairingTests {
+    /// The meeting point's token: the same for the same locator and day, different for another
+    /// locator or day, and independent of the secret.
+    @Test func meetingPointsDependOnLocatorAndDayOnly() throws {
+        let code = try PairingCode(locator: 42, secret: 83_170_946)
+        let sameLocator = try PairingCode(locator: 42, secret: 1)
+        let token = PairingMeetingPoint.token(code: code, day: 20_000, group: group)
+        #expect(token.count == 16)
+        #expect(token == PairingMeetingPoint.token(code: sameLocator, day: 20_000, group: group))
+        #expect(token != PairingMeetingPoint.token(code: code, day: 20_001, group: group))
+        #expect(token != PairingMeetingPoint.token(code: try PairingCode(locator: 43, secret: 83_170_946), day: 20_000, group: group))
+        let run: [UInt8] = Array(100..<116)
+        #expect(PairingMeetingPoint.run(inControllerTopic: PairingMeetingPoint.controllerTopic(token: token, run: run), token: token) == run)
+        #expect(PairingMeetingPoint.run(inControllerTopic: PairingMeetingPoint.hostTopic(token: token, run: run), token: token) == nil)
+        #expect(PairingMeetingPoint.run(inControllerTopic: PairingMeetingPoint.topic(token: token) + "/a/ABCD", token: token) == nil)
+    }
+
+    @Test(arguments: [
+        PairingMeetingMessage.announcement(sid: Array(0..<16), expiresAt: 1_900_000_000), .start([0x20] + Array(repeating: 1, count: 33)),
+        .answer([1, 2, 3]), .confirm(Array(repeating: 7, count: 32)), .outcome(.wrongCode, reason: "wrong code"),
+    ])
+    func meetingMessagesRoundTrip(message: PairingMeetingMessage) throws {
+        #expect(try PairingMeetingMessage(decoding: message.bytes) == message)
+    }
+
+    /// What anyone at a broker could publish: each is an error, never a crash or a large allocation.
+    @Test(arguments: [[], [1], [2, 1], [1, 1] + Array(repeating: 0, count: 15), [1, 2, 0xFF, 0xFF], [1, 4] + Array(repeating: 0, count: 31),
+                      [1, 5, 3, 0], [1, 6], [1, 1] + Array(repeating: 0, count: 24) + [9]] as [[UInt8]])
+    func malformedMeetingMessagesAreRefused(bytes: [UInt8]) {
+        #expect(throws: WireError.self) { try PairingMeetingMessage(decoding: bytes) }
+    }
+}
