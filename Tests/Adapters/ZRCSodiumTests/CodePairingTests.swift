@@ -275,3 +275,77 @@ extension CodePairingTests {
         #expect(throws: WireError.self) { try PairingMeetingMessage(decoding: bytes) }
     }
 }
+
+extension CodePairingTests {
+    /// The host's side at a meeting point, as the host's driver will do it: a start gets an
+    /// answer, a confirmation an outcome.
+    static func host(_ gate: inout CodePairingGate, run: UInt64, _ message: PairingMeetingMessage, group: some CPaceGroup) -> PairingMeetingMessage? {
+        switch message {
+        case .start(let start):
+            switch gate.answer(run: run, message: start, now: 0, group: group) {
+            case .respond(let answer): return .answer(answer)
+            case .refused(let reason): return .outcome(.refused, reason: reason)
+            }
+        case .confirm(let tag):
+            switch gate.confirm(run: run, tag: tag, now: 0) {
+            case .paired: return .outcome(.paired, reason: "")
+            case .wrongCode(let left): return .outcome(.wrongCode, reason: "\(left) tries left")
+            case .refused(let reason): return .outcome(.refused, reason: reason)
+            }
+        case .announcement, .answer, .outcome:
+            return nil
+        }
+    }
+
+    /// Controllers and a host exchanging meeting-point messages (through their byte form, as a
+    /// broker would carry them): the right code pairs with one invite on both sides; a wrong code
+    /// is told so, and a hostile reason is cleaned before anyone shows it.
+    @Test(arguments: [true, false])
+    func aControllerRunPairsOnlyWithTheRightCode(right: Bool) throws {
+        let crypto = try SodiumCrypto()
+        let code = try PairingCode(locator: 5, secret: 24_681_357)
+        let hostAD = try HostPairingAD(hostKey: crypto.generateKeyPair().publicKey, expiresAt: 1_900_000_000,
+                                       addresses: [InviteAddress(host: "192.0.2.7", port: 7420)], hostName: "desk", servers: [])
+        let sid = Array(200..<216).map(UInt8.init)
+        var gate = CodePairingGate(code: code, ci: code.channelIdentifier, sid: sid, hostAD: hostAD.bytes, expiresAtMicros: .max)
+        let typed = right ? code : try PairingCode(locator: 5, secret: 24_681_358)
+        var run = CodePairingRun(code: typed, controllerAD: try ControllerPairingAD(controllerKey: crypto.generateKeyPair().publicKey, name: "laptop"))
+        var incoming: PairingMeetingMessage? = .announcement(sid: sid, expiresAt: 1_900_000_000)
+        var outcome: CodePairingRun.Step?
+        for _ in 0..<6 {
+            guard let message = incoming else { break }
+            let step = run.receive(try PairingMeetingMessage(decoding: message.bytes), group: group)
+            switch step {
+            case .publish(let published):
+                incoming = Self.host(&gate, run: 1, try PairingMeetingMessage(decoding: published.bytes), group: group)
+            case .ignore:
+                incoming = nil
+            case .paired, .failed:
+                outcome = step
+                incoming = nil
+            }
+        }
+        switch outcome {
+        case .paired(let invite):
+            #expect(right)
+            guard case .paired(_, let keys) = gate.state else {
+                Issue.record("the host did not pair")
+                return
+            }
+            #expect(invite.inviteID == keys.inviteID && invite.secret.constantTimeEquals(keys.secret))
+        case .failed(let reason):
+            #expect(!right, "\(reason)")
+            #expect(reason.contains("did not accept this code"))
+        case .publish, .ignore, nil:
+            Issue.record("the run did not end")
+        }
+        // A hostile reason (an escape sequence) is cleaned.
+        var hostile = CodePairingRun(code: code, controllerAD: try ControllerPairingAD(controllerKey: crypto.generateKeyPair().publicKey, name: "x"))
+        _ = hostile.receive(.announcement(sid: sid, expiresAt: 0), group: group)
+        guard case .failed(let reason) = hostile.receive(.outcome(.refused, reason: "\u{1B}]52;c;AAAA\u{07}gone"), group: group) else {
+            Issue.record("a refusal did not end the run")
+            return
+        }
+        #expect(!reason.contains("\u{1B}"))
+    }
+}
