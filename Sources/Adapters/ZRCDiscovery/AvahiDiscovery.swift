@@ -8,13 +8,14 @@ import ZRCProtocol
 public struct AvahiDiscovery: LanDiscovery {
     public init() {}
 
-    public func publish(name: String, port: UInt16, txt: [String: String]) throws(ReachError) -> any LanPublication {
-        try AvahiPublication(name: name, port: port, txt: txt)
+    public func publish(_ service: LanService, name: String, port: UInt16, txt: [String: String]) throws(ReachError) -> any LanPublication {
+        try AvahiPublication(service: service, name: name, port: port, txt: txt)
     }
 
-    public func browse(for duration: Duration, until enough: @escaping @Sendable ([LanHost]) -> Bool) async throws(ReachError) -> [LanHost] {
+    public func browse(_ service: LanService, for duration: Duration,
+                       until enough: @escaping @Sendable ([LanHost]) -> Bool) async throws(ReachError) -> [LanHost] {
         let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let browser = AvahiBrowser(changed: changed)
+        let browser = AvahiBrowser(service: service, changed: changed)
         defer { browser.stop() }
         try browser.start()
         await withTaskGroup(of: Void.self) { group in
@@ -129,12 +130,16 @@ final class MDNSRegistration: Sendable {
 final class AvahiBrowser: Sendable {
     private let box: MDNSBox
     private let registration = Mutex<MDNSRegistration?>(nil)
+    private let service: LanService
 
-    init(changed: AsyncStream<Void>.Continuation) { box = MDNSBox(events: nil, changed: changed) }
+    init(service: LanService, changed: AsyncStream<Void>.Continuation) {
+        self.service = service
+        box = MDNSBox(events: nil, changed: changed)
+    }
 
     func start() throws(ReachError) {
-        let started = try MDNSRegistration(box: box, what: "browse the LAN") { context, error in
-            zrc_mdns_browse(mdnsCallback, context, &error, error.count)
+        let started = try MDNSRegistration(box: box, what: "browse the LAN") { [service] context, error in
+            zrc_mdns_browse(service.rawValue, mdnsCallback, context, &error, error.count)
         }
         registration.withLock { $0 = started }
     }
@@ -157,13 +162,13 @@ final class AvahiPublication: LanPublication, Sendable {
     private let continuation: AsyncStream<LanPublicationEvent>.Continuation
     private let registration: MDNSRegistration
 
-    init(name: String, port: UInt16, txt: [String: String]) throws(ReachError) {
+    init(service: LanService, name: String, port: UInt16, txt: [String: String]) throws(ReachError) {
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
         let records = txt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let copies: [UnsafePointer<CChar>?] = records.map { UnsafePointer(strdup($0)) }
         defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
         registration = try MDNSRegistration(box: MDNSBox(events: continuation), what: "publish `\(name)` on the LAN") { context, error in
-            zrc_mdns_publish(Self.serviceName(name), port, copies, Int32(copies.count), mdnsCallback, context, &error, error.count)
+            zrc_mdns_publish(service.rawValue, Self.serviceName(name), port, copies, Int32(copies.count), mdnsCallback, context, &error, error.count)
         }
     }
 

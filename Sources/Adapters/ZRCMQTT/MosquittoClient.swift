@@ -155,10 +155,10 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
         }
     }
 
-    func publish(topic: String, payload: [UInt8], timeout: Duration) async throws(ReachError) {
+    func publish(topic: String, payload: [UInt8], retain: Bool, timeout: Duration) async throws(ReachError) {
         try await acknowledged(timeout: timeout, what: "publishing") { mid in
             payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle.pointer, mid, topic, Int32(bytes.count), bytes.baseAddress, 1, false)
+                mosquitto_publish(handle.pointer, mid, topic, Int32(bytes.count), bytes.baseAddress, 1, retain)
             }
         }
     }

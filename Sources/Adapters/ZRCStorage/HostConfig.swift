@@ -36,6 +36,8 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var clipboardInViewOnly: Bool
 
     public static let inviteLifetimeRange = 30...86_400
+    /// A pairing code is read out and typed at once: minutes, not days.
+    public static let codeLifetimeRange = 60...3_600
     public static let defaultInviteLifetimeSeconds = 600
 
     public init() {

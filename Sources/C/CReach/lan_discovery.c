@@ -1,4 +1,4 @@
-// LAN discovery with Avahi on the shared GLib thread: publishing `_zrc._tcp` and browsing for it.
+// LAN discovery with Avahi on the shared GLib thread: publishing a service type (`_zrc._tcp`, `_zrc-pair._tcp`) and browsing for it.
 // The client is made with AVAHI_CLIENT_NO_FAIL, so a host started before avahi-daemon publishes
 // once the daemon appears; a daemon restart fails the client, which is then made anew.
 #include "zrc_reach.h"
@@ -20,7 +20,6 @@
 // Last: Avahi's functions through the table zrc_mdns_publish and zrc_mdns_browse fill on first use.
 #include "reach_libraries.h"
 
-#define SERVICE_TYPE "_zrc._tcp"
 // After the daemon or the bus went away: how long until the next attempt.
 #define RETRY_SECONDS 5
 
@@ -28,6 +27,7 @@ enum { MODE_PUBLISH, MODE_BROWSE };
 
 struct zrc_mdns {
     int mode;
+    char type[64];  // the service type, e.g. `_zrc._tcp`
     zrc_mdns_callback callback;  // NULL once freeing
     void *context;
     AvahiGLibPoll *poll;
@@ -123,7 +123,7 @@ static void register_service(zrc_mdns *mdns) {
     avahi_entry_group_reset(mdns->group);
     for (int attempt = 0; attempt < 16; attempt++) {
         int result = avahi_entry_group_add_service_strlst(mdns->group, AVAHI_IF_UNSPEC, AVAHI_PROTO_UNSPEC, 0, mdns->name,
-                                                          SERVICE_TYPE, NULL, NULL, mdns->port, mdns->txt);
+                                                          mdns->type, NULL, NULL, mdns->port, mdns->txt);
         if (result == AVAHI_ERR_COLLISION) {
             char *renamed = avahi_alternative_service_name(mdns->name);
             g_free(mdns->name);
@@ -216,7 +216,7 @@ static void client_changed(AvahiClient *client, AvahiClientState state, void *da
         if (mdns->mode == MODE_PUBLISH) {
             if (!mdns->group || avahi_entry_group_is_empty(mdns->group)) register_service(mdns);
         } else if (!mdns->browser) {
-            mdns->browser = avahi_service_browser_new(client, AVAHI_IF_UNSPEC, AVAHI_PROTO_UNSPEC, SERVICE_TYPE, NULL, 0, browsed, mdns);
+            mdns->browser = avahi_service_browser_new(client, AVAHI_IF_UNSPEC, AVAHI_PROTO_UNSPEC, mdns->type, NULL, 0, browsed, mdns);
             if (!mdns->browser) fail(mdns, avahi_strerror(avahi_client_errno(client)));
         }
         break;
@@ -256,22 +256,27 @@ static void start_on_loop(void *data) {
     start_client(call->mdns);
 }
 
-static zrc_mdns *create(int mode, zrc_mdns_callback callback, void *context) {
+static zrc_mdns *create(int mode, const char *type, zrc_mdns_callback callback, void *context) {
     zrc_mdns *mdns = g_new0(zrc_mdns, 1);
     mdns->mode = mode;
+    copy_text(mdns->type, sizeof mdns->type, type);
     mdns->callback = callback;
     mdns->context = context;
     return mdns;
 }
 
-zrc_mdns *zrc_mdns_publish(const char *name, uint16_t port, const char *const *txt, int count, zrc_mdns_callback callback,
+zrc_mdns *zrc_mdns_publish(const char *type, const char *name, uint16_t port, const char *const *txt, int count, zrc_mdns_callback callback,
                            void *context, char *error, size_t error_size) {
     if (zrc_load_avahi(error, error_size) != 0) return NULL;
     if (!avahi_is_valid_service_name(name)) {
         copy_text(error, error_size, "not a valid service name (1-63 bytes)");
         return NULL;
     }
-    zrc_mdns *mdns = create(MODE_PUBLISH, callback, context);
+    if (!avahi_is_valid_service_type_strict(type) || strlen(type) >= sizeof ((zrc_mdns *)0)->type) {
+        copy_text(error, error_size, "not a valid service type");
+        return NULL;
+    }
+    zrc_mdns *mdns = create(MODE_PUBLISH, type, callback, context);
     mdns->name = g_strdup(name);
     mdns->port = port;
     for (int i = count - 1; i >= 0; i--) mdns->txt = avahi_string_list_add(mdns->txt, txt[i]);
@@ -280,9 +285,13 @@ zrc_mdns *zrc_mdns_publish(const char *name, uint16_t port, const char *const *t
     return mdns;
 }
 
-zrc_mdns *zrc_mdns_browse(zrc_mdns_callback callback, void *context, char *error, size_t error_size) {
+zrc_mdns *zrc_mdns_browse(const char *type, zrc_mdns_callback callback, void *context, char *error, size_t error_size) {
     if (zrc_load_avahi(error, error_size) != 0) return NULL;
-    zrc_mdns *mdns = create(MODE_BROWSE, callback, context);
+    if (!avahi_is_valid_service_type_strict(type) || strlen(type) >= sizeof ((zrc_mdns *)0)->type) {
+        copy_text(error, error_size, "not a valid service type");
+        return NULL;
+    }
+    zrc_mdns *mdns = create(MODE_BROWSE, type, callback, context);
     StartCall call = {.mdns = mdns};
     zrc_loop_run_sync(start_on_loop, &call);
     return mdns;

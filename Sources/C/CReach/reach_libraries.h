@@ -84,6 +84,7 @@
     X(avahi_glib_poll_get)                      \
     X(avahi_glib_poll_new)                      \
     X(avahi_is_valid_service_name)              \
+    X(avahi_is_valid_service_type_strict)       \
     X(avahi_service_browser_new)                \
     X(avahi_service_resolver_free)              \
     X(avahi_service_resolver_new)               \
@@ -154,6 +155,7 @@ int zrc_load_avahi(char *error, size_t error_size);
 #define avahi_glib_poll_get zrc_avahi.avahi_glib_poll_get
 #define avahi_glib_poll_new zrc_avahi.avahi_glib_poll_new
 #define avahi_is_valid_service_name zrc_avahi.avahi_is_valid_service_name
+#define avahi_is_valid_service_type_strict zrc_avahi.avahi_is_valid_service_type_strict
 #define avahi_service_browser_new zrc_avahi.avahi_service_browser_new
 #define avahi_service_resolver_free zrc_avahi.avahi_service_resolver_free
 #define avahi_service_resolver_new zrc_avahi.avahi_service_resolver_new

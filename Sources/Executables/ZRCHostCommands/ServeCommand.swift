@@ -127,7 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
         let sharing = try screenSharing(context, displayName: displayName, cookie: cookie)
         let clipboard = try clipboardSharing(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil)
         await clipboard?.bridge.start()
-        let serverConfiguration = HostServerConfiguration(
+        var serverConfiguration = HostServerConfiguration(
             listen: listenAddress, hostName: hostName ?? context.hostName,
             advertisedAddresses: advertise,
             inviteLifetimeSeconds: config.inviteLifetimeSeconds,
@@ -139,11 +139,12 @@ struct ServeCommand: AsyncParsableCommand {
             randomSecret: { crypto.randomSecret(count: $0) },
             sharing: sharing, clipboard: clipboard?.sharing, policy: policy,
             reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
+        serverConfiguration.cpace = try SodiumCPaceGroup()
         let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                 controllers: context.controllers, logger: context.logger)
         let serving = Task {
             try await server.run { address in
-                Console.line("zrc-host: serving \(serverConfiguration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
+                Console.line("zrc-host: serving \(server.configuration.hostName) on \(address); host key fingerprint \(server.fingerprint)")
                 Console.line("zrc-host: create an invite with `zrc-host pair`; stop with Ctrl-C")
             }
         }

@@ -58,12 +58,16 @@ public struct ZRCController: Sendable {
     private let dialer: ControllerDialer
     private let reacher: HostReacher
     private let crypto: any NoiseCrypto
+    private let reach: ControllerReach
+    private let logger: Logger
 
     public init(identity: NoiseKeyPair, crypto: any NoiseCrypto, knownHosts: KnownHostsStore, controllerName: String,
                 configuration: ControllerConfiguration = ControllerConfiguration(), logger: Logger) {
         self.knownHosts = knownHosts
         self.controllerName = controllerName
         self.crypto = crypto
+        reach = configuration.reach
+        self.logger = logger
         identityKey = identity.publicKey
         dialer = ControllerDialer(
             identity: identity, crypto: crypto, agent: configuration.agent, logger: logger,
@@ -90,6 +94,39 @@ public struct ZRCController: Sendable {
         } catch {
             throw ControllerError(.invalidInvite, error.message)
         }
+        return try await pair(invite: invite, name: name, replacing: replacing, now: now, throughReach: false)
+    }
+
+    /// Pairs by a code read from the host's screen: finds the host waiting with it (LAN and
+    /// rendezvous at once), proves the code with CPace, and runs the ordinary pairing with the
+    /// invite both sides derived — over whatever path reaches the host, the rendezvous included.
+    public func pair(code: PairingCode, name: String?, group: any CPaceGroup, replacing: Bool = false, within timeout: Duration = .seconds(15),
+                     now: Date = Date(), progress: @escaping @Sendable (CodePairingProgress) -> Void = { _ in }) async throws(ControllerError)
+        -> KnownHost {
+        let ad: ControllerPairingAD
+        do {
+            ad = try ControllerPairingAD(controllerKey: identityKey, name: Self.prefix(of: controllerName, bytes: ControllerPairingAD.maxNameBytes))
+        } catch {
+            throw ControllerError(.invalidInvite, error.message)
+        }
+        let seeker = CodePairingSeeker(code: code, controllerAD: ad, group: group, crypto: crypto, reach: reach, brokers: reach.rendezvous,
+                                       unixSeconds: UInt64(max(0, now.timeIntervalSince1970)), logger: logger, progress: progress)
+        let invite = try await seeker.seek(within: timeout)
+        progress(.pairing)
+        return try await pair(invite: invite, name: name, replacing: replacing, now: now, throughReach: true)
+    }
+
+    /// Whole characters of `text` up to `bytes` UTF-8 bytes.
+    static func prefix(of text: String, bytes: Int) -> String {
+        var result = ""
+        for character in text {
+            guard result.utf8.count + character.utf8.count <= bytes else { break }
+            result.append(character)
+        }
+        return result
+    }
+
+    private func pair(invite: Invite, name: String?, replacing: Bool, now: Date, throughReach: Bool) async throws(ControllerError) -> KnownHost {
         let nowSeconds = UInt64(max(0, now.timeIntervalSince1970))
         if invite.isExpired(atUnixSeconds: nowSeconds) {
             let expiry = Date(timeIntervalSince1970: TimeInterval(invite.expiresAt))
@@ -106,8 +143,17 @@ public struct ZRCController: Sendable {
                 + "`\(TerminalSafeText.sanitized(localName))`: choose another name with --name, or replace it with --replace "
                 + "(or `zrc-ctl forget \(TerminalSafeText.sanitized(localName))` first)")
         }
-        let session = try await dialer.open(addresses: addresses, hostKey: hostKey) {
-            .pair(inviteID: invite.inviteID, secret: invite.secret)
+        let purpose: @Sendable () -> ControllerHandshake.Purpose = { .pair(inviteID: invite.inviteID, secret: invite.secret) }
+        let session: ControllerSession
+        if throughReach {
+            let servers = invite.servers
+            let candidate = KnownHost(name: localName, hostName: invite.hostName, publicKey: hostKey, addresses: addresses.map(\.description),
+                                      pairedAt: now, lastSeen: nil, rendezvousUrls: servers.filter { $0.scheme == .mqtt }.map(\.text),
+                                      relayUrls: servers.filter { $0.scheme == .turn }.map(\.text),
+                                      stunUrls: servers.filter { $0.scheme == .stun }.map(\.text))
+            session = try await reacher.connect(to: candidate, purpose: purpose, nowUnixMicros: { WireClock.unixMicros() })
+        } else {
+            session = try await dialer.open(addresses: addresses, hostKey: hostKey, purpose: purpose)
         }
         try await session.send(.pairRequest(controllerName: controllerName))
         let hostName = try await Self.awaitPairAccepted(session)

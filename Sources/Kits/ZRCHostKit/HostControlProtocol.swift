@@ -10,6 +10,11 @@ public enum HostControlRequest: Codable, Sendable, Equatable {
     case listSessions
     case endSession(id: UInt64)
     case status
+    /// A pairing code (`zrc-host pair --code`). The code ends when nobody asks for its status
+    /// for a few seconds: the command that showed it has gone.
+    case createCode(lifetimeSeconds: Int, temporary: Bool)
+    case codeStatus(locator: Int)
+    case cancelCode(locator: Int)
 }
 
 public enum HostControlResponse: Codable, Sendable, Equatable {
@@ -19,7 +24,39 @@ public enum HostControlResponse: Codable, Sendable, Equatable {
     case sessions([SessionSummary])
     case sessionEnded(id: UInt64)
     case status(ServerStatus)
+    case code(CodeSummary)
+    case codeStatus(CodeStatus)
     case failure(message: String)
+}
+
+public struct CodeSummary: Codable, Sendable, Equatable {
+    /// The code to read out, e.g. `42-8317-0946-6`.
+    public var code: String
+    public var locator: Int
+    public var expiresAt: Date
+    public var hostName: String
+    public var hostFingerprint: String
+    /// Where controllers can find it: `LAN` and the brokers it is announced at.
+    public var meetingPoints: [String]
+
+    public init(code: String, locator: Int, expiresAt: Date, hostName: String, hostFingerprint: String, meetingPoints: [String]) {
+        self.code = code
+        self.locator = locator
+        self.expiresAt = expiresAt
+        self.hostName = hostName
+        self.hostFingerprint = hostFingerprint
+        self.meetingPoints = meetingPoints
+    }
+}
+
+/// Where a pairing code stands.
+public enum CodeStatus: Codable, Sendable, Equatable {
+    /// Open; `wrongTries` CPace runs were answered and not confirmed.
+    case waiting(wrongTries: Int)
+    /// A controller proved the code; its pairing handshake is under way.
+    case proven(controllerName: String, fingerprint: String)
+    case paired(controllerName: String, fingerprint: String)
+    case ended(reason: String)
 }
 
 public struct InviteSummary: Codable, Sendable, Equatable {

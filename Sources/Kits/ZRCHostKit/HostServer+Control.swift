@@ -58,6 +58,8 @@ extension HostServer {
             await entry.connection.close(reason: .normal, text: "the host's user ended this session")
             logger.notice("ended session \(id) of \(entry.controllerName) on request")
             return .sessionEnded(id: id)
+        case .createCode, .codeStatus, .cancelCode:
+            return await handleCode(request)
         case .status:
             return .status(ServerStatus(hostName: configuration.hostName, fingerprint: fingerprint,
                                         listening: boundAddress.map { [$0.description] } ?? [],
@@ -109,18 +111,11 @@ extension HostServer {
             return .failure(message: "an invite lifetime must be between \(range.lowerBound) s and \(range.upperBound) s, got \(lifetimeSeconds) s")
         }
         guard let bound = boundAddress else { return .failure(message: "the server is not listening yet; try again") }
-        var advertised: [HostPort] = []
-        for text in addresses.isEmpty ? configuration.advertisedAddresses : addresses {
-            guard let address = HostPort(parsing: text, defaultPort: bound.port) else {
-                return .failure(message: "`\(text)` is not an address (host, host:port or [v6]:port)")
-            }
-            advertised.append(address)
-        }
-        if advertised.isEmpty {
-            advertised = AdvertisedAddresses.derive(listeningHost: bound.host, port: bound.port)
-        }
-        guard advertised.count <= WireLimits.maxInviteAddresses else {
-            return .failure(message: "an invite holds at most \(WireLimits.maxInviteAddresses) addresses")
+        let advertised: [HostPort]
+        do {
+            advertised = try advertisedAddresses(bound: bound, override: addresses)
+        } catch {
+            return .failure(message: "\(error)")
         }
         let expiresAt = configuration.unixSeconds + UInt64(lifetimeSeconds)
         do {

@@ -17,6 +17,9 @@ public actor HostServer {
     public nonisolated let fingerprint: String
 
     var invites = InviteRegistry()
+    /// Pairing by code: the open codes, and the controllers that proved one and have yet to pair.
+    var codeDesk: CodePairingDesk?
+    var codePairings: [NoisePublicKey: CodePairingExpectation] = [:]
     var sessions = LiveSessions()
     /// Keys revoked while this server runs: a handshake that passed its authorization check just
     /// before a revoke must not register afterwards (the check and the registration are separate
@@ -54,6 +57,7 @@ public actor HostServer {
         boundAddress = bound
         try PrivateFile.ensurePrivateDirectory(configuration.controlSocket.deletingLastPathComponent())
         let handler = HostConnectionHandler(server: self)
+        if let group = configuration.cpace { codeDesk = CodePairingDesk(server: self, group: group, logger: logger) }
         let (controlReady, readySignal) = AsyncStream<Void>.makeStream()
         let ready = OnceFlag()
         try await withThrowingDiscardingTaskGroup { group in
@@ -116,6 +120,7 @@ public actor HostServer {
     /// still counting; call before cancelling `run`.
     public func shutdown() async {
         flushRefusals(all: true)
+        await codeDesk?.closeAll()
         for session in sessions.all {
             await session.connection.close(reason: .shuttingDown, text: "the host is shutting down")
         }
@@ -174,8 +179,8 @@ public actor HostServer {
     }
 
     /// The first attempt to prove the invite's secret takes it.
-    func redeemInvite(_ id: InviteID) throws(InviteRegistry.Refusal) {
-        try invites.redeem(id: id.bytes, now: configuration.unixSeconds)
+    func redeemInvite(_ id: InviteID, controllerKey: NoisePublicKey) throws(InviteRegistry.Refusal) {
+        try invites.redeem(id: id.bytes, now: configuration.unixSeconds, controllerKey: controllerKey)
     }
 
     func restoreInvite(_ id: InviteID) { invites.restore(id: id.bytes) }
@@ -234,9 +239,11 @@ public actor HostServer {
         if sessions.session(id: id) == nil { clipboardPending[id] = nil }
     }
 
-    func paired(_ key: NoisePublicKey) {
+    func paired(_ key: NoisePublicKey, name: String) async {
         revokedKeys.remove(key)
+        codePairings[key] = nil
         controllersChanged()
+        await codeDesk?.controllerPaired(key, name: name)
     }
 
     /// Tells whoever watches (the rendezvous topics) that the paired controllers changed.

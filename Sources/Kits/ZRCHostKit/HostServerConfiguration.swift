@@ -41,6 +41,8 @@ public struct HostServerConfiguration: Sendable {
     public var reach: HostReach?
     /// Publishes the host on the LAN (mDNS); nil: not published.
     public var lanDiscovery: (any LanDiscovery)?
+    /// The group pairing by code runs CPace on; nil: no pairing by code.
+    public var cpace: (any CPaceGroup)?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),

@@ -36,7 +36,7 @@ struct PairingFlow: Sendable {
             deadline.cancel()
             let name = DeviceName.problem(with: requestedName) == nil ? requestedName : "controller"
             do {
-                try await server.redeemInvite(inviteID)
+                try await server.redeemInvite(inviteID, controllerKey: controllerKey)
             } catch {
                 logger.notice("pairing refused after the secret was proven: \(error)")
                 await connection.close(reason: .policyRefused, text: "the invite is no longer valid: \(error)")
@@ -44,7 +44,7 @@ struct PairingFlow: Sendable {
             }
             do {
                 let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date())
-                await server.paired(controllerKey)
+                await server.paired(controllerKey, name: controller.name)
                 await server.sourceAuthenticated(source)
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)
                 logger.notice("paired controller \(controller.name) (\(fingerprint))")

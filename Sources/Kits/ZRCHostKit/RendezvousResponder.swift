@@ -145,16 +145,17 @@ actor RendezvousResponder {
         }
     }
 
-    /// Subscribes to today's inbox of every paired controller, and near midnight to the
-    /// neighbouring day's too (`RendezvousTopics.hostInboxTopics`).
+    /// Subscribes to today's inbox of every paired controller, and of every controller that
+    /// proved a pairing code and has yet to pair, and near midnight to the neighbouring day's too
+    /// (`RendezvousTopics.hostInboxTopics`).
     private func refreshTopics(_ client: any RendezvousBrokerClient) async {
-        let controllers = (try? await server.controllers.all()) ?? []
+        let controllers = ((try? await server.controllers.all()) ?? []).map(\.publicKey) + (await server.codePairingKeys())
         let now = server.configuration.unixSeconds
         var owners: [String: NoisePublicKey] = [:]
         for controller in controllers {
-            guard let topics = try? RendezvousTopics(local: server.identity, remote: controller.publicKey, localIsHost: true, crypto: server.crypto)
+            guard let topics = try? RendezvousTopics(local: server.identity, remote: controller, localIsHost: true, crypto: server.crypto)
             else { continue }
-            for topic in topics.hostInboxTopics(unixSeconds: now, margin: dayMargin) { owners[topic] = controller.publicKey }
+            for topic in topics.hostInboxTopics(unixSeconds: now, margin: dayMargin) { owners[topic] = controller }
         }
         self.owners = owners
         // Caches of controllers no longer paired go with them.

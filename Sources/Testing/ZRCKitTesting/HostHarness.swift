@@ -5,6 +5,7 @@ public import ZRCControllerKit
 public import ZRCFrames
 public import ZRCHostKit
 import ZRCNetworking
+public import ZRCReach
 public import ZRCProtocol
 public import ZRCSodium
 public import ZRCStorage
@@ -30,7 +31,8 @@ public final class HostHarness: Sendable {
     public init(hostIdentity: NoiseKeyPair? = nil, directory: URL? = nil, handshakeTimeout: Duration = .seconds(30),
          deadPeerTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
-         reach: HostReach? = nil, clipboard: ClipboardSharing? = nil) throws {
+         reach: HostReach? = nil, clipboard: ClipboardSharing? = nil, listen: String = "127.0.0.1",
+         lanDiscovery: (any LanDiscovery)? = nil) throws {
         PoolStallWatch.start()
         let crypto = try SodiumCrypto()
         self.crypto = crypto
@@ -39,15 +41,16 @@ public final class HostHarness: Sendable {
         let identity = hostIdentity ?? crypto.generateKeyPair()
         self.hostIdentity = identity
         let offset = clock
-        let configuration = HostServerConfiguration(
-            listen: HostPort(host: "127.0.0.1", port: 0), hostName: "test-host", inviteLifetimeSeconds: 600,
+        var configuration = HostServerConfiguration(
+            listen: HostPort(host: listen, port: 0), hostName: "test-host", inviteLifetimeSeconds: 600,
             handshakeTimeout: handshakeTimeout,
             // Generous: the suites run in parallel on 2 cores, and a starved test must not look dead.
             timings: ConnectionTimings(keepaliveInterval: .seconds(1), deadPeerTimeout: deadPeerTimeout),
             controlSocket: directory.appendingPathComponent("run/host.sock"), admission: admission,
             randomSecret: { crypto.randomSecret(count: $0) },
             unixMicros: { UInt64(Int64(Date().timeIntervalSince1970 * 1_000_000) + offset.seconds * 1_000_000) }, sharing: sharing,
-            clipboard: clipboard, policy: policy, reach: reach)
+            clipboard: clipboard, policy: policy, reach: reach, lanDiscovery: lanDiscovery)
+        configuration.cpace = try SodiumCPaceGroup()
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)

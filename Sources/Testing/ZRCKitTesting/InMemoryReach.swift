@@ -9,6 +9,8 @@ import ZRCTestSupport
 /// and everything published is kept for the tests to look at (or publish again).
 public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
     private let state = Mutex<(clients: [InMemoryBrokerClient], published: [BrokerMessage], down: Bool)>(([], [], false))
+    /// Retained messages by topic: delivered to each new subscription that matches.
+    private let retained = Mutex<[String: BrokerMessage]>([:])
     /// Every publication, connection and change of subscriptions: what `waitUntil` looks again at.
     private let changes = ChangeSignal()
 
@@ -29,6 +31,11 @@ public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
 
     func subscriptionsChanged() { changes.notify() }
 
+    /// The retained messages `filters` match.
+    func retainedMessages(matching filters: Set<String>) -> [BrokerMessage] {
+        retained.withLock { Array($0.values) }.filter { message in filters.contains { mqttFilter($0, matches: message.topic) } }
+    }
+
     public func setDown(_ down: Bool) { state.withLock { $0.down = down } }
 
     public func connect(to url: ReachURL, clientID: String, persistent: Bool, timeout: Duration) async throws(ReachError) -> any RendezvousBrokerClient {
@@ -43,7 +50,8 @@ public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
         return client
     }
 
-    public func publish(_ message: BrokerMessage) {
+    public func publish(_ message: BrokerMessage, retain: Bool = false) {
+        if retain { retained.withLock { $0[message.topic] = message.payload.isEmpty ? nil : message } }
         let clients = state.withLock { state in
             state.published.append(message)
             return state.clients
@@ -73,18 +81,22 @@ public final class InMemoryBrokerClient: RendezvousBrokerClient, Sendable {
     }
 
     public func deliver(_ message: BrokerMessage) {
-        if topics.withLock({ $0.contains(message.topic) }) { sink.yield(.message(message)) }
+        if subscribes(to: message.topic) { sink.yield(.message(message)) }
     }
 
     public func setSubscriptions(_ topics: Set<String>) async throws(ReachError) {
-        self.topics.withLock { $0 = topics }
+        let added = self.topics.withLock { current in
+            defer { current = topics }
+            return topics.subtracting(current)
+        }
+        for message in broker.retainedMessages(matching: added) { sink.yield(.message(message)) }
         broker.subscriptionsChanged()
     }
 
-    public func subscribes(to topic: String) -> Bool { topics.withLock { $0.contains(topic) } }
+    public func subscribes(to topic: String) -> Bool { topics.withLock { $0.contains { mqttFilter($0, matches: topic) } } }
 
-    public func publish(topic: String, payload: [UInt8], timeout: Duration) async throws(ReachError) {
-        broker.publish(BrokerMessage(topic: topic, payload: payload))
+    public func publish(topic: String, payload: [UInt8], retain: Bool, timeout: Duration) async throws(ReachError) {
+        broker.publish(BrokerMessage(topic: topic, payload: payload), retain: retain)
     }
 
     public func close() async {

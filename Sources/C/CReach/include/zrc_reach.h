@@ -111,12 +111,12 @@ enum {
 typedef void (*zrc_mdns_callback)(void *context, int event, const char *name, const char *address, uint16_t port,
                                   const char *txt);
 
-/// Publishes `_zrc._tcp` on `port` with TXT records (`txt`: `count` "k=v" strings). Keeps it
-/// published (re-registering after an avahi-daemon restart) until freed.
-zrc_mdns *zrc_mdns_publish(const char *name, uint16_t port, const char *const *txt, int count, zrc_mdns_callback callback,
+/// Publishes service `type` (e.g. `_zrc._tcp`) on `port` with TXT records (`txt`: `count` "k=v"
+/// strings). Keeps it published (re-registering after an avahi-daemon restart) until freed.
+zrc_mdns *zrc_mdns_publish(const char *type, const char *name, uint16_t port, const char *const *txt, int count, zrc_mdns_callback callback,
                            void *context, char *error, size_t error_size);
-/// Browses `_zrc._tcp` and resolves what it finds.
-zrc_mdns *zrc_mdns_browse(zrc_mdns_callback callback, void *context, char *error, size_t error_size);
+/// Browses service `type` and resolves what it finds.
+zrc_mdns *zrc_mdns_browse(const char *type, zrc_mdns_callback callback, void *context, char *error, size_t error_size);
 /// Stops and frees. No callback runs after this returns.
 void zrc_mdns_free(zrc_mdns *mdns);
 

@@ -11,12 +11,15 @@ public struct InviteRegistry: Sendable {
         case unknown
         case expired
         case alreadyUsed
+        /// The invite came from pairing by code and names another controller key.
+        case otherController
 
         public var description: String {
             switch self {
             case .unknown: "no such invite"
             case .expired: "the invite has expired"
             case .alreadyUsed: "the invite was already used"
+            case .otherController: "the invite was made for another controller"
             }
         }
     }
@@ -29,6 +32,8 @@ public struct InviteRegistry: Sendable {
     private struct Entry: Sendable {
         let secret: SecretBytes
         let expiresAt: UInt64
+        /// Pairing by code: the controller key CPace authenticated, the only one that may redeem.
+        let controllerKey: NoisePublicKey?
         var state: State
     }
 
@@ -44,8 +49,9 @@ public struct InviteRegistry: Sendable {
         }
     }
 
-    public mutating func add(id: [UInt8], secret: SecretBytes, expiresAt: UInt64) {
-        entries[id] = Entry(secret: secret, expiresAt: expiresAt, state: .open)
+    /// A new invite; with `controllerKey`, only that controller can redeem it.
+    public mutating func add(id: [UInt8], secret: SecretBytes, expiresAt: UInt64, controllerKey: NoisePublicKey? = nil) {
+        entries[id] = Entry(secret: secret, expiresAt: expiresAt, controllerKey: controllerKey, state: .open)
     }
 
     /// The invite's secret, for the pairing psk, while it can still be used; reserves nothing.
@@ -55,8 +61,9 @@ public struct InviteRegistry: Sendable {
     }
 
     /// An attempt proved the secret: the invite is used up, unless another proof came first.
-    public mutating func redeem(id: [UInt8], now: UInt64) throws(Refusal) {
+    public mutating func redeem(id: [UInt8], now: UInt64, controllerKey: NoisePublicKey) throws(Refusal) {
         var entry = try usable(id, now: now)
+        if let bound = entry.controllerKey, bound != controllerKey { throw .otherController }
         entry.state = .redeemed
         entries[id] = entry
     }

@@ -48,7 +48,7 @@ public enum CPace {
     }
 
     /// The session's generator: the element of SHA-512(generator string).
-    static func generator(prs: SecretBytes, ci: [UInt8], sid: [UInt8], group: some CPaceGroup) -> [UInt8] {
+    static func generator(prs: SecretBytes, ci: [UInt8], sid: [UInt8], group: any CPaceGroup) -> [UInt8] {
         var string = prs.withUnsafeBytes { generatorString(prs: Array($0), ci: ci, sid: sid) }
         defer { string.withUnsafeMutableBytes { wipe($0) } }
         return group.element(fromHash: group.sha512([string]))
@@ -56,7 +56,7 @@ public enum CPace {
 
     /// ISK = SHA-512(lv_cat(DSI_ISK, sid, K) ‖ lv_cat(Ya, ADa) ‖ lv_cat(Yb, ADb)), the initiator's
     /// element first on both sides.
-    static func intermediateKey(sid: [UInt8], shared: SecretBytes, transcript: [UInt8], group: some CPaceGroup) -> SecretBytes {
+    static func intermediateKey(sid: [UInt8], shared: SecretBytes, transcript: [UInt8], group: any CPaceGroup) -> SecretBytes {
         var input = shared.withUnsafeBytes { lengthValueConcatenation([dsiISK, sid, Array($0)]) } + transcript
         defer { input.withUnsafeMutableBytes { wipe($0) } }
         var key = group.sha512([input])

@@ -14,7 +14,7 @@ public struct CPaceInitiator: Sendable {
     public var message: [UInt8] { ownMessage }
 
     /// `scalar` only for tests with known vectors; nil takes a fresh random one.
-    public init(prs: SecretBytes, ci: [UInt8], sid: [UInt8], ad: [UInt8], group: some CPaceGroup, scalar: SecretBytes? = nil) throws(CPaceError) {
+    public init(prs: SecretBytes, ci: [UInt8], sid: [UInt8], ad: [UInt8], group: any CPaceGroup, scalar: SecretBytes? = nil) throws(CPaceError) {
         guard ad.count <= CPace.maximumADLength else { throw CPaceError(.invalidInput, "our AD is \(ad.count) bytes, over \(CPace.maximumADLength)") }
         self.scalar = scalar ?? group.randomScalar()
         self.sid = sid
@@ -26,7 +26,7 @@ public struct CPaceInitiator: Sendable {
     }
 
     /// The responder's message; throws when it is malformed or its element is invalid.
-    public func finish(_ responderMessage: [UInt8], group: some CPaceGroup) throws(CPaceError) -> Result {
+    public func finish(_ responderMessage: [UInt8], group: any CPaceGroup) throws(CPaceError) -> Result {
         let (element, ad) = try CPace.parse(responderMessage)
         guard let shared = group.multiply(scalar, element) else {
             throw CPaceError(.invalidElement, "the responder's element is invalid")

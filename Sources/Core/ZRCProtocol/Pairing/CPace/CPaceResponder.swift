@@ -10,7 +10,7 @@ public enum CPaceResponder {
 
     /// `scalar` only for tests with known vectors; nil takes a fresh random one.
     public static func respond(to initiatorMessage: [UInt8], prs: SecretBytes, ci: [UInt8], sid: [UInt8], ad: [UInt8],
-                               group: some CPaceGroup, scalar: SecretBytes? = nil) throws(CPaceError) -> Result {
+                               group: any CPaceGroup, scalar: SecretBytes? = nil) throws(CPaceError) -> Result {
         guard ad.count <= CPace.maximumADLength else { throw CPaceError(.invalidInput, "our AD is \(ad.count) bytes, over \(CPace.maximumADLength)") }
         let (peerElement, peerAD) = try CPace.parse(initiatorMessage)
         let scalar = scalar ?? group.randomScalar()

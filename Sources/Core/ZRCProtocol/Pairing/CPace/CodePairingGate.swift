@@ -55,7 +55,7 @@ public struct CodePairingGate: Sendable {
     }
 
     /// A controller's first CPace message, on run `run` (a number the driver gives each attempt).
-    public mutating func answer(run: UInt64, message: [UInt8], now: UInt64, group: some CPaceGroup, scalar: SecretBytes? = nil) -> Answer {
+    public mutating func answer(run: UInt64, message: [UInt8], now: UInt64, group: any CPaceGroup, scalar: SecretBytes? = nil) -> Answer {
         expireIfDue(now: now)
         switch state {
         case .paired: return .refused("this code has already paired a controller")

@@ -17,7 +17,7 @@ public struct CodePairingKeys: Sendable {
     static let secretLabel = Array("ZRC pair by code: pairing secret".utf8)
 
     /// `transcript`: the initiator's CPace message followed by the responder's.
-    public init(key: SecretBytes, transcript: [UInt8], group: some CPaceGroup) {
+    public init(key: SecretBytes, transcript: [UInt8], group: any CPaceGroup) {
         func derive(_ label: [UInt8], _ length: Int) -> [UInt8] {
             var input = key.withUnsafeBytes { CPace.lengthValueConcatenation([label, Array($0), transcript]) }
             defer { input.withUnsafeMutableBytes { CPace.wipe($0) } }

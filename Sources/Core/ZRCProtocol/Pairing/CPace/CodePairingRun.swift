@@ -32,7 +32,7 @@ public struct CodePairingRun: Sendable {
     }
 
     /// A message from the meeting point: the host's announcement, its answer, or its outcome.
-    public mutating func receive(_ message: PairingMeetingMessage, group: some CPaceGroup, scalar: SecretBytes? = nil) -> Step {
+    public mutating func receive(_ message: PairingMeetingMessage, group: any CPaceGroup, scalar: SecretBytes? = nil) -> Step {
         switch (state, message) {
         case (.waitingForHost, .announcement(let sid, _)):
             do {

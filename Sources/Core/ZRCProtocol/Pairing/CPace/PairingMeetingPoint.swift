@@ -12,7 +12,7 @@ public enum PairingMeetingPoint {
     public static let runLength = 16
     static let label = Array("ZRC pair meeting point 1".utf8)
 
-    public static func token(code: PairingCode, day: UInt32, group: some CPaceGroup) -> [UInt8] {
+    public static func token(code: PairingCode, day: UInt32, group: any CPaceGroup) -> [UInt8] {
         let dayBytes: [UInt8] = [UInt8(day >> 24), UInt8(day >> 16 & 0xFF), UInt8(day >> 8 & 0xFF), UInt8(day & 0xFF)]
         return Array(group.sha512([CPace.lengthValueConcatenation([label, Array(code.text.prefix(2).utf8), dayBytes])]).prefix(tokenLength))
     }
