@@ -143,11 +143,16 @@ struct CodePairingSeeker: Sendable {
             return nil
         }
         var run = CodePairingRun(code: code, controllerAD: controllerAD)
+        // Until the host is found: then the exchange has its own bound (`exchangeTimeout`).
         let expiry = Task {
-            try? await Task.sleep(for: timeout)
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
             await client.close()
         }
-        defer { expiry.cancel() }
+        var exchangeBound: Task<Void, Never>?
+        defer {
+            expiry.cancel()
+            exchangeBound?.cancel()
+        }
         var claimed = false
         for await event in events {
             guard case .message(let delivered) = event, delivered.topic == announcementTopic || delivered.topic == answerTopic,
@@ -157,6 +162,10 @@ struct CodePairingSeeker: Sendable {
                 guard await claim.take() else { return nil }
                 claimed = true
                 expiry.cancel()
+                exchangeBound = Task {
+                    guard (try? await Task.sleep(for: Self.exchangeTimeout)) != nil else { return }
+                    await client.close()
+                }
                 progress(.found(url.text))
             } else if delivered.topic != answerTopic {
                 continue

@@ -13,6 +13,8 @@ actor CodePairingDesk {
     static let maximumTrackedRuns = 64
     /// A code nobody asked about for this long has lost its command (Ctrl+C, a closed terminal).
     static let unwatchedLimitSeconds: UInt64 = 15
+    /// How long a paired or ended code's status waits for the command's next look.
+    static let finishedKeptSeconds: UInt64 = 300
     /// How long the derived invite waits for the controller's pairing handshake after the code
     /// was proven (it may have to go through the rendezvous and ICE).
     static let handshakeWindowSeconds: UInt64 = 120
@@ -50,7 +52,13 @@ actor CodePairingDesk {
     /// the brokers tell) another host.
     func open(lifetimeSeconds: Int, temporary: Bool, hostAD: @Sendable (UInt64) async throws -> HostPairingAD) async -> HostControlResponse {
         sweep()
-        guard entries.count < Self.maximumOpenCodes else {
+        let open = entries.values.count { entry in
+            switch entry.status {
+            case .waiting, .proven: true
+            case .paired, .ended: false
+            }
+        }
+        guard open < Self.maximumOpenCodes else {
             return .failure(message: "\(Self.maximumOpenCodes) codes are open already; wait for one to pair or expire")
         }
         let expiresAt = now + UInt64(lifetimeSeconds)
@@ -224,9 +232,16 @@ actor CodePairingDesk {
             case .paired, .ended:
                 break
             }
-            if now >= entry.lastWatched + Self.unwatchedLimitSeconds {
-                if case .waiting = entry.status { logger.notice("pairing code withdrawn: the command that showed it has gone") }
-                end(locator)
+            guard let current = entries[locator] else { continue }
+            switch current.status {
+            case .waiting, .proven:
+                if now >= current.lastWatched + Self.unwatchedLimitSeconds {
+                    logger.notice("pairing code withdrawn: the command that showed it has gone")
+                    end(locator)
+                }
+            case .paired, .ended:
+                // Kept for the command's next look, but not for ever.
+                if now >= current.lastWatched + Self.finishedKeptSeconds { end(locator) }
             }
         }
     }
