@@ -148,7 +148,7 @@ let package = Package(
                                "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
         .target(name: "ZRCControllerCommands",
                 dependencies: ["ZRCSystem", "ZRCCommandSupport", "ZRCControllerKit", "ZRCKeyStore", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCStorage",
-                               "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", argumentParser, logging]),
+                               "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCSodium", argumentParser, logging]),
         .executableTarget(name: "zrc-host", dependencies: ["ZRCHostCommands", argumentParser]),
         .executableTarget(name: "zrc-ctl", dependencies: ["ZRCControllerCommands", argumentParser]),
 
