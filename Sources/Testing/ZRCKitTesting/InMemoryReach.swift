@@ -11,6 +11,13 @@ public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
     private let state = Mutex<(clients: [InMemoryBrokerClient], published: [BrokerMessage], down: Bool)>(([], [], false))
     /// Retained messages by topic: delivered to each new subscription that matches.
     private let retained = Mutex<[String: BrokerMessage]>([:])
+    /// A man in the middle: sees every publication and says what the broker passes on instead.
+    private let interceptor = Mutex<(@Sendable (BrokerMessage) -> BrokerMessage)?>(nil)
+
+    /// From now on, every publication passes through `rewrite` first (an attacker at the broker).
+    public func intercept(_ rewrite: @escaping @Sendable (BrokerMessage) -> BrokerMessage) {
+        interceptor.withLock { $0 = rewrite }
+    }
     /// Every publication, connection and change of subscriptions: what `waitUntil` looks again at.
     private let changes = ChangeSignal()
 
@@ -51,6 +58,7 @@ public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
     }
 
     public func publish(_ message: BrokerMessage, retain: Bool = false) {
+        let message = interceptor.withLock { $0 }.map { $0(message) } ?? message
         if retain { retained.withLock { $0[message.topic] = message.payload.isEmpty ? nil : message } }
         let clients = state.withLock { state in
             state.published.append(message)

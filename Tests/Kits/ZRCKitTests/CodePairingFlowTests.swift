@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ZRCCommandSupport
 import ZRCControllerKit
@@ -228,5 +229,70 @@ import ZRCKitTesting
             watch.cancel()
             _ = try await rig.harness.request(.cancelCode(locator: code.locator))
         }
+    }
+
+    enum Impersonated: String, CaseIterable, Sendable { case host, controller }
+
+    /// A man in the middle at the broker who rewrites what passes — answering the controller as
+    /// the host, or starting a run as the controller — with a guessed code: nobody pairs, the
+    /// controller pins no key, and the host counts a wrong try.
+    @Test(arguments: Impersonated.allCases)
+    func aManInTheMiddleAtTheBrokerCannotPair(impersonated: Impersonated) async throws {
+        let rig = try Rig()
+        _ = try await rig.harness.start()
+        try await rig.harness.stoppingAfter {
+            let group = try SodiumCPaceGroup()
+            // Set once the code exists; the interception starts before, to see its announcement.
+            let guessed = Mutex<PairingCode?>(nil)
+            let mallory = try SodiumCrypto().generateKeyPair().publicKey
+            let fakeHost = try HostPairingAD(hostKey: mallory, expiresAt: UInt64(Date().timeIntervalSince1970) + 600,
+                                             addresses: [InviteAddress(host: "127.0.0.1", port: 9)], hostName: "test-host", servers: [])
+            let fakeController = try ControllerPairingAD(controllerKey: mallory, name: "laptop")
+            let seen = Mutex<(sid: [UInt8]?, start: [UInt8]?)>((nil, nil))
+            rig.broker.intercept { message in
+                guard let decoded = try? PairingMeetingMessage(decoding: message.payload) else { return message }
+                guard case .announcement = decoded else {
+                    guard let guess = guessed.withLock({ $0 }) else { return message }
+                    return Self.forge(message, decoded, impersonated: impersonated, guess: guess, seen: seen, group: group,
+                                      fakeHost: fakeHost, fakeController: fakeController)
+                }
+                if case .announcement(let sid, _) = decoded { seen.withLock { $0.sid = sid } }
+                return message
+            }
+            let (code, _, watch) = try await rig.openCode()
+            guessed.withLock { $0 = try? CodePairingFlowTests.wrong(code) }
+            let (controller, _) = rig.controller()
+            await #expect(throws: ControllerError.self) { _ = try await controller.pair(code: code, name: "desk", group: group) }
+            #expect(try await controller.knownHosts.all().isEmpty)
+            #expect(try await rig.harness.server.controllers.all().isEmpty)
+            #expect(try await rig.status(code.locator) == .waiting(wrongTries: 1))
+            watch.cancel()
+        }
+    }
+
+    /// Mallory's rewrite of one message at the broker.
+    static func forge(_ message: BrokerMessage, _ decoded: PairingMeetingMessage, impersonated: Impersonated, guess: PairingCode,
+                      seen: borrowing Mutex<(sid: [UInt8]?, start: [UInt8]?)>, group: any CPaceGroup, fakeHost: HostPairingAD,
+                      fakeController: ControllerPairingAD) -> BrokerMessage {
+        switch (impersonated, decoded) {
+        case (.host, .start(let start)):
+            seen.withLock { $0.start = start }
+        case (.host, .answer):
+            let (sid, start) = seen.withLock { ($0.sid, $0.start) }
+            guard let sid, let start,
+                  let forged = try? CPaceResponder.respond(to: start, prs: guess.passwordBytes, ci: guess.channelIdentifier, sid: sid,
+                                                           ad: fakeHost.bytes, group: group) else { return message }
+            return BrokerMessage(topic: message.topic, payload: PairingMeetingMessage.answer(forged.message).bytes)
+        case (.host, .outcome):
+            return BrokerMessage(topic: message.topic, payload: PairingMeetingMessage.outcome(.paired, reason: "").bytes)
+        case (.controller, .start):
+            guard let sid = seen.withLock({ $0.sid }),
+                  let forged = try? CPaceInitiator(prs: guess.passwordBytes, ci: guess.channelIdentifier, sid: sid,
+                                                   ad: fakeController.bytes, group: group) else { return message }
+            return BrokerMessage(topic: message.topic, payload: PairingMeetingMessage.start(forged.message).bytes)
+        default:
+            break
+        }
+        return message
     }
 }
