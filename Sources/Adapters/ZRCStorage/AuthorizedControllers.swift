@@ -10,8 +10,13 @@ public struct AuthorizedController: Codable, Sendable, Equatable {
     /// Highest handshake timestamp accepted from this controller (µs since the Unix epoch); a first
     /// handshake message not newer than this is a replay and is dropped.
     public var lastHandshakeMicros: UInt64
+    /// Paired with `zrc-host pair --code --temporary`: authorized for one session, removed when it
+    /// ends (and by the next `zrc-host serve`, should the host stop first).
+    public var temporary: Bool
 
-    public init(name: String, publicKey: NoisePublicKey, pairedAt: Date, lastSeen: Date? = nil, lastHandshakeMicros: UInt64 = 0) {
+    public init(name: String, publicKey: NoisePublicKey, pairedAt: Date, lastSeen: Date? = nil, lastHandshakeMicros: UInt64 = 0,
+                temporary: Bool = false) {
+        self.temporary = temporary
         self.name = name
         self.publicKey = publicKey
         self.pairedAt = pairedAt
@@ -19,11 +24,12 @@ public struct AuthorizedController: Codable, Sendable, Equatable {
         self.lastHandshakeMicros = lastHandshakeMicros
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, publicKey, pairedAt, lastSeen, lastHandshakeMicros }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, publicKey, pairedAt, lastSeen, lastHandshakeMicros, temporary }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        temporary = try container.decodeIfPresent(Bool.self, forKey: .temporary) ?? false
         name = try container.decodeDeviceName(forKey: .name)
         publicKey = try container.decodePublicKey(forKey: .publicKey)
         pairedAt = try container.decodeDate(forKey: .pairedAt)
@@ -38,6 +44,7 @@ public struct AuthorizedController: Codable, Sendable, Equatable {
         try container.encode(InternetDateTime.format(pairedAt), forKey: .pairedAt)
         try container.encodeIfPresent(lastSeen.map(InternetDateTime.format), forKey: .lastSeen)
         try container.encode(lastHandshakeMicros, forKey: .lastHandshakeMicros)
+        if temporary { try container.encode(true, forKey: .temporary) }
     }
 }
 

@@ -30,10 +30,13 @@ public actor AuthorizedControllersStore {
     /// its entry (re-pairing the same controller is not an error); a name already taken by another
     /// key gets a numeric suffix so both stay addressable.
     @discardableResult
-    public func authorize(name: String, publicKey: NoisePublicKey, at date: Date) throws(StorageError) -> AuthorizedController {
+    public func authorize(name: String, publicKey: NoisePublicKey, at date: Date, temporary: Bool = false) throws(StorageError)
+        -> AuthorizedController {
         let (controller, isNew) = try update { (document) throws(StorageError) in
             if let index = document.controllers.firstIndex(where: { $0.publicKey == publicKey }) {
                 document.controllers[index].lastSeen = date
+                // A lasting pairing stays lasting; a temporary one becomes lasting when paired so.
+                if !temporary { document.controllers[index].temporary = false }
                 return (document.controllers[index], false)
             }
             let taken = Set(document.controllers.map(\.name))
@@ -43,7 +46,7 @@ public actor AuthorizedControllersStore {
                 unique = "\(name.prefix(60))-\(suffix)"
                 suffix += 1
             }
-            let controller = AuthorizedController(name: unique, publicKey: publicKey, pairedAt: date)
+            let controller = AuthorizedController(name: unique, publicKey: publicKey, pairedAt: date, temporary: temporary)
             document.controllers.append(controller)
             return (controller, true)
         }
@@ -64,6 +67,19 @@ public actor AuthorizedControllersStore {
             return document.controllers.remove(at: index)
         }
         recentlyAccepted[removed.publicKey] = nil
+        return removed
+    }
+
+    /// Removes the controllers authorized for one session (`temporary`): those of `keys`, or all
+    /// of them. Returns what it removed.
+    @discardableResult
+    public func removeTemporary(keys: Set<NoisePublicKey>? = nil) throws(StorageError) -> [AuthorizedController] {
+        let removed = try update { (document) throws(StorageError) in
+            let gone = document.controllers.filter { $0.temporary && (keys?.contains($0.publicKey) ?? true) }
+            document.controllers.removeAll { $0.temporary && (keys?.contains($0.publicKey) ?? true) }
+            return gone
+        }
+        for controller in removed { recentlyAccepted[controller.publicKey] = nil }
         return removed
     }
 

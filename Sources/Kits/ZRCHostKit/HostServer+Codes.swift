@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ZRCProtocol
 import ZRCStorage
 
@@ -10,6 +11,24 @@ extension HostServer {
         invites.add(id: keys.inviteID.bytes, secret: keys.secret, expiresAt: until, controllerKey: controllerKey)
         codePairings[controllerKey] = CodePairingExpectation(until: until, temporary: temporary)
         controllersChanged()
+    }
+
+    /// Whether `key` proved a code made with `--temporary`.
+    func isTemporaryCodePairing(_ key: NoisePublicKey) -> Bool { codePairings[key]?.temporary ?? false }
+
+    /// A session ended: a controller authorized for one session (`--temporary`) with no other
+    /// session left loses its authorization now.
+    func endTemporaryAuthorization(of key: NoisePublicKey) async {
+        guard sessions.sessions(of: key).isEmpty else { return }
+        do {
+            let removed = try await controllers.removeTemporary(keys: [key])
+            for controller in removed {
+                logger.notice("removed controller \(controller.name): it was authorized for one session, which ended")
+            }
+            if !removed.isEmpty { controllersChanged() }
+        } catch {
+            logger.error("could not remove a controller authorized for one session: \(error)")
+        }
     }
 
     /// Controllers that proved a code and have yet to pair.

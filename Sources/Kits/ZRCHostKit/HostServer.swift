@@ -58,6 +58,10 @@ public actor HostServer {
         try PrivateFile.ensurePrivateDirectory(configuration.controlSocket.deletingLastPathComponent())
         let handler = HostConnectionHandler(server: self)
         if let group = configuration.cpace { codeDesk = CodePairingDesk(server: self, group: group, logger: logger) }
+        // Authorizations for one session do not outlive the server that gave them.
+        if let removed = try? await controllers.removeTemporary(), !removed.isEmpty {
+            logger.notice("removed \(removed.count) controller(s) authorized for one session by an earlier run")
+        }
         let (controlReady, readySignal) = AsyncStream<Void>.makeStream()
         let ready = OnceFlag()
         try await withThrowingDiscardingTaskGroup { group in
@@ -257,8 +261,9 @@ public actor HostServer {
     }
 
     /// The session ended (or its set-up failed): off the listing, its slot and control freed.
-    func closeSession(_ sessionID: UInt64, controller: NoisePublicKey) {
+    func closeSession(_ sessionID: UInt64, controller: NoisePublicKey) async {
         sessions.remove(id: sessionID)
         ledger.closeSession(sessionID, controller: controller)
+        await endTemporaryAuthorization(of: controller)
     }
 }

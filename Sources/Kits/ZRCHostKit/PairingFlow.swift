@@ -43,7 +43,8 @@ struct PairingFlow: Sendable {
                 return
             }
             do {
-                let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date())
+                let temporary = await server.isTemporaryCodePairing(controllerKey)
+                let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date(), temporary: temporary)
                 await server.paired(controllerKey, name: controller.name)
                 await server.sourceAuthenticated(source)
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)

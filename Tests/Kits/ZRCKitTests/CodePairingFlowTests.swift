@@ -38,8 +38,9 @@ import ZRCKitTesting
 
         /// Opens a code and keeps asking for its status, as `zrc-host pair --code` does, until it
         /// paired or ended; `watch.value` is the last status.
-        func openCode(lifetime: Int = 600) async throws -> (code: PairingCode, summary: CodeSummary, watch: Task<CodeStatus?, Never>) {
-            guard case .code(let summary) = try await harness.request(.createCode(lifetimeSeconds: lifetime, temporary: false)) else {
+        func openCode(lifetime: Int = 600, temporary: Bool = false) async throws
+            -> (code: PairingCode, summary: CodeSummary, watch: Task<CodeStatus?, Never>) {
+            guard case .code(let summary) = try await harness.request(.createCode(lifetimeSeconds: lifetime, temporary: temporary)) else {
                 throw HarnessError("no code")
             }
             let harness = harness
@@ -228,6 +229,30 @@ import ZRCKitTesting
             await attacker.close()
             watch.cancel()
             _ = try await rig.harness.request(.cancelCode(locator: code.locator))
+        }
+    }
+
+    /// `--temporary`: the controller is authorized for its first session only, gone once it ends.
+    @Test func aTemporaryPairingEndsWithItsSession() async throws {
+        let rig = try Rig()
+        _ = try await rig.harness.start()
+        try await rig.harness.stoppingAfter {
+            let (code, _, watch) = try await rig.openCode(temporary: true)
+            let (controller, _) = rig.controller()
+            _ = try await controller.pair(code: code, name: "desk", group: try SodiumCPaceGroup())
+            _ = await watch.value
+            #expect(try await rig.harness.server.controllers.all().map(\.temporary) == [true])
+            let session = try await controller.connect(to: "desk")
+            _ = try await session.ping(timeout: .seconds(60))
+            await session.close()
+            // The host removes it once it has seen the session end.
+            var removed = false
+            for _ in 0..<600 where !removed {
+                removed = try await rig.harness.server.controllers.all().isEmpty
+                if !removed { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(removed, "the temporary controller is still authorized")
+            await #expect(throws: ControllerError.self) { _ = try await controller.connect(to: "desk") }
         }
     }
 
