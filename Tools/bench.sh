@@ -8,7 +8,7 @@
 # on a desktop (`zrc-bench screenshot`), the browser viewer in headless Chromium beside the
 # terminal path (`zrc-bench web`, video-like and scrolling motion at 1920x1080 and 1280x720), and, as root, the
 # link profiles of the network laboratory (`zrc-bench links`) and reaching a host across NATs
-# (`zrc-bench reach`); arguments go to
+# (`zrc-bench reach`), and pairing by code (Tools/bench-pair-code.sh); arguments go to
 # zrc-bench instead, e.g. `Tools/bench.sh compare` (ZRC beside TigerVNC and x11vnc on every link
 # profile, about 40 minutes, root) or
 # `Tools/bench.sh pipeline --seconds 10 --workloads motion` or `Tools/bench.sh latency --trials 500`.
@@ -62,6 +62,9 @@ if [[ $(id -u) -eq 0 ]]; then
   "$bench" links
   echo
   "$bench" reach
+  echo
+  # Pairing by code on a LAN with Avahi and between two NATs through Mosquitto.
+  Tools/bench-pair-code.sh
 else
-  say "skipping \`links\` and \`reach\` (the network laboratories need root)"
+  say "skipping \`links\`, \`reach\` and pairing by code (the network laboratories need root)"
 fi
