@@ -19,6 +19,10 @@ public struct KnownHost: Codable, Sendable, Equatable {
     /// Time-limited credentials for the host's relays, from the host (a session, the pairing, a
     /// sealed answer): this controller's own allocations use them in its next offers.
     public var relayCredentials: [RelayCredential]
+    /// How the last session reached the host: `tcp` (its addresses or the LAN) or `rendezvous`
+    /// (ICE, direct or relayed). A host last reached through the rendezvous gets it at once
+    /// rather than after TCP's head start: its old LAN address may only hang.
+    public var lastPath: KnownHostPath?
 
     public init(name: String, hostName: String, publicKey: NoisePublicKey, addresses: [String], pairedAt: Date, lastSeen: Date? = nil,
                 rendezvousUrls: [String] = [], relayUrls: [String] = [], stunUrls: [String] = [], relayCredentials: [RelayCredential] = []) {
@@ -40,7 +44,7 @@ public struct KnownHost: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, hostName, publicKey, addresses, pairedAt, lastSeen, rendezvousUrls, relayUrls, stunUrls, relayCredentials
+        case name, hostName, publicKey, addresses, pairedAt, lastSeen, rendezvousUrls, relayUrls, stunUrls, relayCredentials, lastPath
     }
 
     /// One entry of `relayCredentials` in the file.
@@ -76,6 +80,7 @@ public struct KnownHost: Codable, Sendable, Equatable {
         }
         pairedAt = try container.decodeDate(forKey: .pairedAt)
         lastSeen = try container.decodeDateIfPresent(forKey: .lastSeen)
+        lastPath = try container.decodeIfPresent(KnownHostPath.self, forKey: .lastPath)
         rendezvousUrls = try container.decodeReachURLs(forKey: .rendezvousUrls, scheme: .mqtt)
         relayUrls = try container.decodeReachURLs(forKey: .relayUrls, scheme: .turn, relayCredentialsRequired: false)
         stunUrls = try container.decodeReachURLs(forKey: .stunUrls, scheme: .stun)
@@ -104,6 +109,7 @@ public struct KnownHost: Codable, Sendable, Equatable {
         try container.encode(addresses, forKey: .addresses)
         try container.encode(InternetDateTime.format(pairedAt), forKey: .pairedAt)
         try container.encodeIfPresent(lastSeen.map(InternetDateTime.format), forKey: .lastSeen)
+        try container.encodeIfPresent(lastPath, forKey: .lastPath)
         if !rendezvousUrls.isEmpty { try container.encode(rendezvousUrls, forKey: .rendezvousUrls) }
         if !relayUrls.isEmpty { try container.encode(relayUrls, forKey: .relayUrls) }
         if !stunUrls.isEmpty { try container.encode(stunUrls, forKey: .stunUrls) }
@@ -114,6 +120,12 @@ public struct KnownHost: Codable, Sendable, Equatable {
             }, forKey: .relayCredentials)
         }
     }
+}
+
+/// How a session last reached a host.
+public enum KnownHostPath: String, Codable, Sendable {
+    case tcp
+    case rendezvous
 }
 
 /// `known-hosts.json` (schema: Schemas/known-hosts.schema.json).

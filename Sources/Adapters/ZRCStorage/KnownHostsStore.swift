@@ -46,10 +46,11 @@ public actor KnownHostsStore {
     /// Records a successful connection; `workingAddress` (host:port) moves to the front of the
     /// host's addresses (or joins them, e.g. found by LAN discovery after the host's address
     /// changed), so the next connection tries it first.
-    public func markSeen(named name: String, at date: Date, workingAddress: String? = nil) throws(StorageError) {
+    public func markSeen(named name: String, at date: Date, workingAddress: String? = nil, path: KnownHostPath? = nil) throws(StorageError) {
         try update { (document) throws(StorageError) in
             guard let index = document.hosts.firstIndex(where: { $0.name == name }) else { return }
             document.hosts[index].lastSeen = date
+            if let path { document.hosts[index].lastPath = path }
             if let workingAddress, HostPort(parsing: workingAddress) != nil {
                 var addresses = document.hosts[index].addresses.filter { $0 != workingAddress }
                 addresses.insert(workingAddress, at: 0)

@@ -23,7 +23,7 @@ struct PairCommand: AsyncParsableCommand {
 
     @OptionGroup var options: HostOptions
 
-    @Option(help: "How long the invite stays valid: e.g. 90s, 10m, 2h (30 s to 24 h; default: host.json, else 10m).")
+    @Option(help: "How long the invite or code stays valid: e.g. 90s, 10m, 2h (an invite 30 s to 24 h, a code 1 min to 1 h; default: host.json, else 10m).")
     var lifetime: String?
 
     @Option(name: .customLong("address"), help: "An address to put into the invite instead of the server's own (repeatable).")

@@ -56,7 +56,9 @@ struct HostReacher: Sendable {
             }
             if tryRendezvous {
                 Task {
-                    if tryTCP { await race.tcpHeadStart(reach.tcpHeadStart) }
+                    // A host last reached through the rendezvous (behind a NAT) gets it at once: its
+                    // stored LAN address may only hang.
+                    if tryTCP, host.lastPath != .rendezvous { await race.tcpHeadStart(reach.tcpHeadStart) }
                     guard await race.stillWanted else { return await race.failed(.rendezvous, ControllerError(.closed, "not needed")) }
                     do {
                         let stream = try await rendezvous.open(hostKey: host.publicKey, brokers: brokers, ice: ice, nowUnixMicros: nowUnixMicros,

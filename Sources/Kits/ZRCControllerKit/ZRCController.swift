@@ -167,11 +167,12 @@ public struct ZRCController: Sendable {
         if case .tcp(let working) = session.path, let index = stored.firstIndex(of: working) {
             stored.insert(stored.remove(at: index), at: 0)
         }
-        let host = KnownHost(name: localName, hostName: hostName, publicKey: hostKey,
+        var host = KnownHost(name: localName, hostName: hostName, publicKey: hostKey,
                              addresses: stored, pairedAt: pairedAt, lastSeen: pairedAt,
                              rendezvousUrls: servers.filter { $0.scheme == .mqtt }.map(\.text),
                              relayUrls: servers.filter { $0.scheme == .turn }.map(\.text),
                              stunUrls: servers.filter { $0.scheme == .stun }.map(\.text), relayCredentials: relayCredentials)
+        if case .tcp = session.path { host.lastPath = .tcp } else { host.lastPath = .rendezvous }
         do {
             try await knownHosts.add(host)
         } catch {
@@ -220,9 +221,9 @@ public struct ZRCController: Sendable {
             throw error
         }
         if case .tcp(let address) = session.path {
-            try? await knownHosts.markSeen(named: name, at: Date(), workingAddress: address)
+            try? await knownHosts.markSeen(named: name, at: Date(), workingAddress: address, path: .tcp)
         } else {
-            try? await knownHosts.markSeen(named: name, at: Date())
+            try? await knownHosts.markSeen(named: name, at: Date(), path: .rendezvous)
         }
         return session
     }

@@ -2,7 +2,8 @@ import NIOCore
 import NIOPosix
 import ZRCProtocol
 
-/// The addresses a host puts into invites when the user names none.
+/// The addresses a host puts into invites when the user names none: the listening address, or
+/// for a wildcard listener every non-loopback interface address (none when offline).
 enum AdvertisedAddresses {
     static func derive(listeningHost: String, port: UInt16) -> [HostPort] {
         let wildcard = listeningHost == "0.0.0.0" || listeningHost == "::" || listeningHost.isEmpty
@@ -16,10 +17,9 @@ enum AdvertisedAddresses {
             let candidate = HostPort(host: ip, port: port)
             if !found.contains(candidate) { found.append(candidate) }
         }
-        // Loopback only when there is nothing else (offline): a controller on this machine reaches
-        // the other addresses too, and on any other machine 127.0.0.1 is that machine — where
-        // another ZRC host may answer, with another key.
-        if found.isEmpty { found.append(HostPort(host: listeningHost.contains(":") ? "::1" : "127.0.0.1", port: port)) }
+        // Never loopback for a wildcard listener, not even offline: on any other machine
+        // 127.0.0.1 is that machine — where another ZRC host may answer, with another key. A host
+        // meant for this machine alone listens on loopback (the guard above).
         return Array(found.prefix(WireLimits.maxInviteAddresses))
     }
 }

@@ -60,6 +60,10 @@ extension HostServer {
         if advertised.isEmpty {
             advertised = AdvertisedAddresses.derive(listeningHost: bound.host, port: bound.port)
         }
+        guard !advertised.isEmpty else {
+            throw HostServerError("this host has no network address besides loopback: to pair on this machine alone, serve with "
+                + "--listen 127.0.0.1:PORT; otherwise name the addresses (`zrc-host serve --advertise ADDR`, `zrc-host pair --address ADDR`)")
+        }
         guard advertised.count <= WireLimits.maxInviteAddresses else {
             throw HostServerError("an invite holds at most \(WireLimits.maxInviteAddresses) addresses")
         }

@@ -77,6 +77,11 @@ struct ControllerCommandParseTests {
             #expect(pair.name == "desk")
         }
         assertParse(root, ["pair", "--name", "desk", "--"], as: PairCommand.self) { #expect($0.invite == nil) }
+        // The code, like the invite, comes from the prompt or standard input.
+        assertParse(root, ["pair", "--code", "--name", "desk"], as: PairCommand.self) { pair in
+            #expect(pair.code)
+            #expect(pair.invite == nil)
+        }
     }
 
     @Test("pair: an invite given as an argument is refused, whatever it looks like", arguments: [

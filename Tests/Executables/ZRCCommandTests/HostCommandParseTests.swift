@@ -124,6 +124,28 @@ struct HostCommandParseTests {
         assertParse(root, ["pair", "--lifetime", lifetime], as: PairCommand.self) { #expect($0.lifetime == lifetime) }
     }
 
+    @Test("pair --code: a code to read out, for lasting or one-session access")
+    func pairCode() {
+        assertParse(root, ["pair", "--code"], as: PairCommand.self) { pair in
+            #expect(pair.code)
+            #expect(!pair.temporary)
+        }
+        assertParse(root, ["pair", "--code", "--temporary", "--lifetime", "1h", "--json"], as: PairCommand.self) { pair in
+            #expect(pair.code && pair.temporary && pair.json)
+            #expect(pair.lifetime == "1h")
+        }
+    }
+
+    @Test("pair --code: what goes with invites only, and lifetimes outside 1 min to 1 h, are refused", arguments: [
+        (["pair", "--temporary"], "--temporary goes with --code"),
+        (["pair", "--code", "--address", "192.0.2.7"], "--address goes with invites, not --code: a code's host tells its own addresses"),
+        (["pair", "--code", "--lifetime", "2h"], "--lifetime of a code must be between 1 min and 1 h"),
+        (["pair", "--code", "--lifetime", "30s"], "--lifetime of a code must be between 1 min and 1 h"),
+    ])
+    func pairCodeRefusals(_ arguments: [String], _ message: String) {
+        assertParseFailure(root, arguments, message: message)
+    }
+
     @Test("controllers: list (the default) and revoke")
     func controllers() {
         assertParse(root, ["controllers", "--json"], as: ControllersCommand.List.self) { #expect($0.json) }
