@@ -6,11 +6,19 @@ import ZRCStorage
 /// The host's open pairing codes: each with its guess-limiting gate (`CodePairingGate`), the
 /// meeting points where controllers find it (`CodePairingMeeting`), and its status for the
 /// command that showed it. Runs from the LAN and from the brokers come here alike.
+///
+/// Each code has an ID of its own (never reused), which its meeting points quote: a code that
+/// ended while a message was on its way is never confused with a newer one at the same locator.
+/// Every decision is re-checked after each suspension point, since the actor may have changed
+/// meanwhile (a cancel, a sweep, another open).
 actor CodePairingDesk {
     /// Codes open at once: each has meeting points, and a person reads each out.
     static let maximumOpenCodes = 4
-    /// Broker runs tracked per code: a flood of starts is refused past this, not remembered.
+    /// Broker runs tracked per code (answered, awaiting their confirmation): a flood of starts is
+    /// refused past this, not remembered.
     static let maximumTrackedRuns = 64
+    /// A broker run answered this long ago without a confirmation is abandoned (it stays counted).
+    static let runConfirmationSeconds: UInt64 = 30
     /// A code nobody asked about for this long has lost its command (Ctrl+C, a closed terminal).
     static let unwatchedLimitSeconds: UInt64 = 15
     /// How long a paired or ended code's status waits for the command's next look.
@@ -21,23 +29,25 @@ actor CodePairingDesk {
 
     private struct Entry {
         let code: PairingCode
-        let sid: [UInt8]
         let expiresAt: UInt64
         let temporary: Bool
         var gate: CodePairingGate
         var status: CodeStatus
-        var brokerRuns: [[UInt8]: UInt64] = [:]
+        /// Broker runs the host answered: run → (run number, when answered).
+        var brokerRuns: [[UInt8]: (number: UInt64, answeredAt: UInt64)] = [:]
         var lastWatched: UInt64
         var meeting: Task<Void, Never>?
-        /// The controller key CPace authenticated, once proven.
-        var controllerKey: NoisePublicKey?
+        /// The controller key CPace authenticated and when, once proven.
+        var proven: (key: NoisePublicKey, at: UInt64)?
     }
 
     private let server: HostServer
     private let group: any CPaceGroup
     private let logger: Logger
-    private var entries: [Int: Entry] = [:]
+    private var entries: [UInt64: Entry] = [:]
+    private var nextID: UInt64 = 1
     private var nextRun: UInt64 = 1
+    private var sweeper: Task<Void, Never>?
 
     init(server: HostServer, group: any CPaceGroup, logger: Logger) {
         self.server = server
@@ -48,17 +58,23 @@ actor CodePairingDesk {
     private var now: UInt64 { server.configuration.unixSeconds }
     private var nowMicros: UInt64 { server.configuration.unixMicros() }
 
-    /// Opens a code for `lifetime` seconds at a locator no open code here uses, nor (as far as
-    /// the brokers tell) another host.
-    func open(lifetimeSeconds: Int, temporary: Bool, hostAD: @Sendable (UInt64) async throws -> HostPairingAD) async -> HostControlResponse {
-        sweep()
-        let open = entries.values.count { entry in
+    private func id(ofLocator locator: Int) -> UInt64? { entries.first { $0.value.code.locator == locator }?.key }
+
+    private var openCount: Int {
+        entries.values.count { entry in
             switch entry.status {
             case .waiting, .proven: true
             case .paired, .ended: false
             }
         }
-        guard open < Self.maximumOpenCodes else {
+    }
+
+    /// Opens a code for `lifetime` seconds at a locator no code here uses, nor (as far as the
+    /// brokers tell) another host.
+    func open(lifetimeSeconds: Int, temporary: Bool, host: HostPort?,
+              hostAD: @Sendable (UInt64) async throws -> HostPairingAD) async -> HostControlResponse {
+        sweep()
+        guard openCount < Self.maximumOpenCodes else {
             return .failure(message: "\(Self.maximumOpenCodes) codes are open already; wait for one to pair or expire")
         }
         let expiresAt = now + UInt64(lifetimeSeconds)
@@ -68,31 +84,44 @@ actor CodePairingDesk {
         } catch {
             return .failure(message: "could not describe this host for pairing: \(error)")
         }
-        var taken = Set(entries.keys)
+        var refused: Set<Int> = []
         for _ in 0..<8 {
+            // Checked again after every suspension: other opens may have run meanwhile.
+            guard openCount < Self.maximumOpenCodes else {
+                return .failure(message: "\(Self.maximumOpenCodes) codes are open already; wait for one to pair or expire")
+            }
+            let taken = Set(entries.values.map(\.code.locator)).union(refused)
             let code = PairingCode.generate(randomBelow: Self.randomBelow(skipping: taken))
-            guard entries[code.locator] == nil else { continue }
+            guard !taken.contains(code.locator) else { continue }
             let sid = server.configuration.randomSecret(PairingMeetingMessage.sidLength).copyBytes()
-            let meeting = CodePairingMeeting(desk: self, code: code, sid: sid, expiresAt: expiresAt, group: group,
-                                             configuration: server.configuration, crypto: server.crypto,
-                                             host: await server.boundAddress, logger: logger)
-            // Reserved before the brokers are asked, so a second request picks another locator.
-            entries[code.locator] = Entry(code: code, sid: sid, expiresAt: expiresAt, temporary: temporary,
-                                          gate: CodePairingGate(code: code, ci: code.channelIdentifier, sid: sid, hostAD: ad.bytes,
-                                                                expiresAtMicros: expiresAt * 1_000_000),
-                                          status: .waiting(wrongTries: 0), lastWatched: now)
+            let id = nextID
+            nextID += 1
+            let meeting = CodePairingMeeting(desk: self, id: id, code: code, sid: sid, expiresAt: expiresAt, group: group,
+                                             configuration: server.configuration, crypto: server.crypto, host: host, logger: logger)
+            // Reserved (with no suspension since the check) before the brokers are asked.
+            entries[id] = Entry(code: code, expiresAt: expiresAt, temporary: temporary,
+                                gate: CodePairingGate(code: code, ci: code.channelIdentifier, sid: sid, hostAD: ad.bytes,
+                                                      expiresAtMicros: expiresAt * 1_000_000),
+                                status: .waiting(wrongTries: 0), lastWatched: now)
             let points: [String]
             do {
                 points = try await meeting.claim()
             } catch {
-                entries[code.locator] = nil
+                entries[id] = nil
                 if case .locatorTaken = error {
-                    taken.insert(code.locator)
+                    refused.insert(code.locator)
                     continue
                 }
                 return .failure(message: error.description)
             }
-            entries[code.locator]?.meeting = Task { await meeting.serve() }
+            // Cancelled or swept while the brokers were asked: take the announcements back.
+            guard entries[id] != nil else {
+                await meeting.withdraw()
+                return .failure(message: "the code was withdrawn before it was shown")
+            }
+            entries[id]?.lastWatched = now
+            entries[id]?.meeting = Task { await meeting.serve() }
+            startSweeping()
             logger.notice("pairing code open until \(Date(timeIntervalSince1970: TimeInterval(expiresAt)).formatted(date: .omitted, time: .standard)) at \(points.joined(separator: ", "))")
             return .code(CodeSummary(code: code.text, locator: code.locator, expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)),
                                      hostName: server.configuration.hostName, hostFingerprint: server.fingerprint, meetingPoints: points))
@@ -112,156 +141,219 @@ actor CodePairingDesk {
         }
     }
 
+    /// Codes end on time even when nobody asks: once a second while any is kept.
+    private func startSweeping() {
+        guard sweeper == nil else { return }
+        sweeper = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard await self.sweepAndContinue() else { return }
+            }
+        }
+    }
+
+    private func sweepAndContinue() -> Bool {
+        sweep()
+        guard !entries.isEmpty else {
+            sweeper = nil
+            return false
+        }
+        return true
+    }
+
     func status(locator: Int) -> HostControlResponse {
         sweep()
-        guard var entry = entries[locator] else { return .failure(message: "no pairing code with locator \(locator) is open") }
+        guard let id = id(ofLocator: locator), var entry = entries[id] else {
+            return .failure(message: "no pairing code with locator \(locator) is open")
+        }
         entry.lastWatched = now
-        entries[locator] = entry
+        entries[id] = entry
         switch entry.status {
-        case .paired, .ended: end(locator)
+        case .paired, .ended: end(id)
         case .waiting, .proven: break
         }
         return .codeStatus(entry.status)
     }
 
     func cancel(locator: Int) -> HostControlResponse {
-        guard entries[locator] != nil else { return .failure(message: "no pairing code with locator \(locator) is open") }
-        finish(locator, .ended(reason: "cancelled"))
-        end(locator)
+        guard let id = id(ofLocator: locator) else { return .failure(message: "no pairing code with locator \(locator) is open") }
+        finish(id, .ended(reason: "cancelled"))
+        end(id)
         return .codeStatus(.ended(reason: "cancelled"))
     }
 
-    /// A new run number for a LAN connection.
+    /// A new run number (each LAN connection, each answered broker run).
     func newRun() -> UInt64 {
         defer { nextRun += 1 }
         return nextRun
     }
 
-    /// The run number for a broker run, nil when too many are tracked.
-    func run(forBrokerRun run: [UInt8], locator: Int) -> UInt64? {
-        guard var entry = entries[locator] else { return nil }
-        if let known = entry.brokerRuns[run] { return known }
-        guard entry.brokerRuns.count < Self.maximumTrackedRuns else { return nil }
-        let number = newRun()
-        entry.brokerRuns[run] = number
-        entries[locator] = entry
-        return number
-    }
-
-    /// A controller's CPace message: the host's answer, or an outcome refusing it.
-    func start(locator: Int, run: UInt64, message: [UInt8]) -> PairingMeetingMessage {
-        guard var entry = entries[locator] else { return .outcome(.refused, reason: "this code is no longer open") }
-        let answer = entry.gate.answer(run: run, message: message, now: nowMicros, group: group)
-        entries[locator] = entry
+    /// A controller's CPace message: the host's answer, or an outcome refusing it. `run` is the
+    /// LAN connection's run number, or nil for a broker run named by `brokerRun`.
+    func start(id: UInt64, run: UInt64?, brokerRun: [UInt8]? = nil, message: [UInt8]) -> PairingMeetingMessage? {
+        guard var entry = entries[id] else { return .outcome(.refused, reason: "this code is no longer open") }
+        let number: UInt64
+        if let run {
+            number = run
+        } else {
+            guard let brokerRun, entry.brokerRuns[brokerRun] == nil else { return nil }  // a repeat: already answered
+            // Answered runs only are tracked (at most three are, plus refusals never kept).
+            guard entry.brokerRuns.count < Self.maximumTrackedRuns else { return nil }
+            number = newRun()
+        }
+        let answer = entry.gate.answer(run: number, message: message, now: nowMicros, group: group)
         switch answer {
-        case .respond(let bytes): return .answer(bytes)
-        case .refused(let reason): return .outcome(.refused, reason: reason)
+        case .respond(let bytes):
+            if let brokerRun { entry.brokerRuns[brokerRun] = (number, now) }
+            entries[id] = entry
+            return .answer(bytes)
+        case .refused(let reason):
+            entries[id] = entry
+            return .outcome(.refused, reason: reason)
         }
     }
 
+    /// The run number of an answered broker run (nil: never answered here, so nothing to confirm).
+    func answeredRun(id: UInt64, brokerRun: [UInt8]) -> UInt64? { entries[id]?.brokerRuns[brokerRun]?.number }
+
     /// A controller's confirmation: paired (the derived invite now waits for its handshake), or
     /// a wrong code.
-    func confirm(locator: Int, run: UInt64, tag: [UInt8]) async -> PairingMeetingMessage {
-        guard var entry = entries[locator] else { return .outcome(.refused, reason: "this code is no longer open") }
+    func confirm(id: UInt64, run: UInt64, tag: [UInt8]) async -> PairingMeetingMessage {
+        guard var entry = entries[id] else { return .outcome(.refused, reason: "this code is no longer open") }
         let result = entry.gate.confirm(run: run, tag: tag, now: nowMicros)
-        entries[locator] = entry
+        entry.brokerRuns = entry.brokerRuns.filter { $0.value.number != run }
+        entries[id] = entry
         switch result {
         case .paired(let controllerAD, let keys):
             guard let ad = try? ControllerPairingAD(parsing: controllerAD) else {
-                // The gate parsed it already; unreachable, but refuse rather than trap.
+                // The gate answers only runs whose AD parses; refuse rather than trap.
+                finish(id, .ended(reason: "the controller's description is malformed"))
                 return .outcome(.refused, reason: "the controller's description is malformed")
             }
             let name = DeviceName.problem(with: ad.name) == nil ? ad.name : "controller"
             let fingerprint = KeyDerivations.fingerprint(of: ad.controllerKey, crypto: server.crypto)
-            entries[locator]?.controllerKey = ad.controllerKey
-            entries[locator]?.status = .proven(controllerName: name, fingerprint: fingerprint)
+            entries[id]?.proven = (ad.controllerKey, now)
+            // Nobody else can use this code now: its meeting points go once the outcome is out
+            // (`outcomeDelivered`); cancelling them here would cut that very answer off.
+            entries[id]?.status = .proven(controllerName: name, fingerprint: fingerprint)
             await server.expectCodePairing(keys: keys, controllerKey: ad.controllerKey, temporary: entry.temporary,
                                            until: now + Self.handshakeWindowSeconds)
+            // Cancelled (Ctrl+C) while the invite was installed: the pairing must not go on.
+            guard entries[id] != nil else {
+                await server.withdrawCodePairing(keys: keys, controllerKey: ad.controllerKey)
+                return .outcome(.refused, reason: "the host withdrew the code")
+            }
             logger.notice("pairing code proven by \(TerminalSafeText.sanitized(name)) (\(fingerprint)); waiting for its pairing handshake")
             return .outcome(.paired, reason: "")
         case .wrongCode(let left):
             logger.notice("someone tried a wrong pairing code (\(left) tr\(left == 1 ? "y" : "ies") left)")
-            if case .ended(.tooManyWrongCodes) = entries[locator]?.gate.state {
-                logger.warning("the pairing code ended after three wrong tries; make a new one with `zrc-host pair --code`")
-                finish(locator, .ended(reason: "someone tried three wrong codes, so this code ended; make a new one when you are ready"))
-            } else {
-                entries[locator]?.status = .waiting(wrongTries: CodePairingGate.maximumGuesses - left)
-            }
+            noteWrongTries(id)
             return .outcome(.wrongCode, reason: "wrong code")
         case .refused(let reason):
             return .outcome(.refused, reason: reason)
         }
     }
 
+    /// A meeting point sent an outcome: when the code is no longer open, its meeting points go.
+    func outcomeDelivered(id: UInt64) {
+        guard let entry = entries[id] else { return }
+        switch entry.status {
+        case .waiting: break
+        case .proven, .paired, .ended:
+            entries[id]?.meeting?.cancel()
+            entries[id]?.meeting = nil
+        }
+    }
+
     /// A run ended without its confirmation: it stays counted.
-    func abandon(locator: Int, run: UInt64) {
-        guard var entry = entries[locator] else { return }
+    func abandon(id: UInt64, run: UInt64) {
+        guard var entry = entries[id] else { return }
         entry.gate.abandon(run: run, now: nowMicros)
-        entries[locator] = entry
-        if case .ended(.tooManyWrongCodes) = entry.gate.state, case .waiting = entry.status {
-            logger.warning("the pairing code ended after three unconfirmed tries; make a new one with `zrc-host pair --code`")
-            finish(locator, .ended(reason: "someone tried three wrong codes, so this code ended; make a new one when you are ready"))
+        entries[id] = entry
+        noteWrongTries(id)
+        // No answer is owed for an abandoned run: an ended code's meeting points go now.
+        outcomeDelivered(id: id)
+    }
+
+    /// The status after a wrong or abandoned try; the code ends at the third.
+    private func noteWrongTries(_ id: UInt64) {
+        guard let entry = entries[id], case .waiting = entry.status else { return }
+        switch entry.gate.state {
+        case .ended(.tooManyWrongCodes):
+            logger.warning("the pairing code ended after three wrong tries; make a new one with `zrc-host pair --code`")
+            // The meeting points go once the third try's answer is out (`outcomeDelivered`).
+            entries[id]?.status = .ended(reason: "someone tried three wrong codes, so this code ended; make a new one when you are ready")
+        case .waiting(let counted):
+            // Runs still awaiting their confirmation are not wrong yet.
+            let pending = entry.brokerRuns.count
+            entries[id]?.status = .waiting(wrongTries: max(0, counted - pending))
+        case .paired, .ended:
+            break
         }
     }
 
     /// The server authorized `key` through a pairing handshake: the code that proved it is done.
     func controllerPaired(_ key: NoisePublicKey, name: String) {
-        for (locator, entry) in entries where entry.controllerKey == key {
-            finish(locator, .paired(controllerName: name, fingerprint: KeyDerivations.fingerprint(of: key, crypto: server.crypto)))
+        for (id, entry) in entries where entry.proven?.key == key {
+            finish(id, .paired(controllerName: name, fingerprint: KeyDerivations.fingerprint(of: key, crypto: server.crypto)))
         }
     }
 
-    /// Whether a code with this locator is open (for the meetings' loops).
-    func isOpen(_ locator: Int) -> Bool {
-        sweep()
-        guard let entry = entries[locator], case .waiting = entry.status else { return false }
-        return true
-    }
-
-    /// Ends codes past their expiry (or their handshake window) and codes nobody watches.
+    /// Ends codes past their expiry (or their handshake window), abandons broker runs never
+    /// confirmed, and forgets codes nobody watches.
     func sweep() {
         let now = now
-        for (locator, entry) in entries {
+        for (id, entry) in entries {
             switch entry.status {
             case .waiting:
-                if now >= entry.expiresAt { finish(locator, .ended(reason: "the code expired")) }
+                if now >= entry.expiresAt {
+                    finish(id, .ended(reason: "the code expired"))
+                } else {
+                    for (_, run) in entry.brokerRuns where now >= run.answeredAt + Self.runConfirmationSeconds {
+                        // Read, then written: one expression doing both is an exclusivity violation.
+                        let remaining = entries[id]?.brokerRuns.filter { $0.value.number != run.number } ?? [:]
+                        entries[id]?.brokerRuns = remaining
+                        abandon(id: id, run: run.number)
+                    }
+                }
             case .proven:
-                if now >= entry.expiresAt + Self.handshakeWindowSeconds {
-                    finish(locator, .ended(reason: "the controller proved the code but did not complete its pairing in time"))
+                if let proven = entry.proven, now >= proven.at + Self.handshakeWindowSeconds {
+                    finish(id, .ended(reason: "the controller proved the code but did not complete its pairing in time"))
                 }
             case .paired, .ended:
                 break
             }
-            guard let current = entries[locator] else { continue }
+            guard let current = entries[id] else { continue }
             switch current.status {
             case .waiting, .proven:
                 if now >= current.lastWatched + Self.unwatchedLimitSeconds {
                     logger.notice("pairing code withdrawn: the command that showed it has gone")
-                    end(locator)
+                    end(id)
                 }
             case .paired, .ended:
-                // Kept for the command's next look, but not for ever.
-                if now >= current.lastWatched + Self.finishedKeptSeconds { end(locator) }
+                if now >= current.lastWatched + Self.finishedKeptSeconds { end(id) }
             }
         }
     }
 
-    private func finish(_ locator: Int, _ status: CodeStatus) {
-        guard var entry = entries[locator] else { return }
+    private func finish(_ id: UInt64, _ status: CodeStatus) {
+        guard var entry = entries[id] else { return }
         entry.status = status
         // Its meeting points go at once: nobody else can use this code now.
         entry.meeting?.cancel()
         entry.meeting = nil
-        entries[locator] = entry
+        entries[id] = entry
     }
 
-    private func end(_ locator: Int) {
-        entries[locator]?.meeting?.cancel()
-        entries[locator] = nil
+    private func end(_ id: UInt64) {
+        entries[id]?.meeting?.cancel()
+        entries[id] = nil
     }
 
     /// Ends every code (the server stops).
     func closeAll() {
-        for locator in entries.keys { end(locator) }
+        for id in entries.keys { end(id) }
+        sweeper?.cancel()
+        sweeper = nil
     }
 }

@@ -30,9 +30,12 @@ actor CodePairingMeeting {
     /// How far either clock may be from the other around midnight: the neighbouring day's token
     /// is announced too while within this.
     static let daySlackSeconds: UInt64 = 300
+    /// How long a new code looks on the LAN for another host waiting with its locator.
+    static let lanLookTime: Duration = .milliseconds(500)
 
     private let desk: CodePairingDesk
-    private let locator: Int
+    /// The code's ID at the desk.
+    private let id: UInt64
     private let sid: [UInt8]
     private let expiresAt: UInt64
     private let tokens: [[UInt8]]
@@ -43,11 +46,11 @@ actor CodePairingMeeting {
     private var brokers: [any RendezvousBrokerClient] = []
     private var lanConnections = 0
 
-    init(desk: CodePairingDesk, code: PairingCode, sid: [UInt8], expiresAt: UInt64, group: any CPaceGroup,
+    init(desk: CodePairingDesk, id: UInt64, code: PairingCode, sid: [UInt8], expiresAt: UInt64, group: any CPaceGroup,
          configuration: HostServerConfiguration, crypto: any NoiseCrypto, host: HostPort?, logger: Logger) {
         self.desk = desk
         self.crypto = crypto
-        locator = code.locator
+        self.id = id
         self.sid = sid
         self.expiresAt = expiresAt
         self.configuration = configuration
@@ -62,10 +65,23 @@ actor CodePairingMeeting {
     private var announcement: [UInt8] { PairingMeetingMessage.announcement(sid: sid, expiresAt: expiresAt).bytes }
 
     /// Announces the code at every broker, unless one already holds another host's announcement
-    /// for this locator; returns where it was announced. The LAN needs no claim: a service per code.
+    /// for this locator; returns where it was announced. On the LAN it looks for another host's service with its token
+    /// the same way.
     func claim() async throws(ClaimError) -> [String] {
         var points: [String] = []
-        if let host, !host.isLoopback, configuration.lanDiscovery != nil { points.append("LAN") }
+        if let host, !host.isLoopback, let discovery = configuration.lanDiscovery {
+            // Another host on this LAN waiting with the same locator would take a controller's
+            // one run: look for its service first (avahi-daemon's cache answers at once).
+            let hex = Set(tokens.map(Hex.encode))
+            let waiting: @Sendable (LanHost) -> Bool = { found in
+                (found.txt["t"] ?? "").split(separator: ",").contains { hex.contains(String($0)) }
+            }
+            if let seen = try? await discovery.browse(.pairing, for: Self.lanLookTime, until: { $0.contains(where: waiting) }),
+               seen.contains(where: waiting) {
+                throw .locatorTaken
+            }
+            points.append("LAN")
+        }
         guard let reach = configuration.reach else {
             guard !points.isEmpty else {
                 throw .failed("no meeting point for a code: the host listens on loopback only and has no rendezvous broker")
@@ -99,7 +115,9 @@ actor CodePairingMeeting {
     private func anotherHostWaits(at client: any RendezvousBrokerClient) async throws -> Bool {
         let probe = PairingMeetingPoint.topic(token: tokens[0]) + "/probe/" + Hex.encode(configuration.randomSecret(16).copyBytes())
         let announcements = Set(tokens.map { PairingMeetingPoint.announcementTopic(token: $0) })
-        try await client.setSubscriptions(announcements.union([probe]))
+        // The controllers' topics too, before anything is announced: a controller may start the
+        // moment it sees the announcement (their messages wait in the client's buffer).
+        try await client.setSubscriptions(announcements.union([probe]).union(controllersFilters))
         let events = client.events
         let waiter = Task { () -> Bool in
             for await event in events {
@@ -136,7 +154,8 @@ actor CodePairingMeeting {
         await withdraw()
     }
 
-    private func withdraw() async {
+    /// Takes the announcements back and closes the brokers (also for a claim whose code went).
+    func withdraw() async {
         let clients = brokers
         brokers = []
         for client in clients {
@@ -150,10 +169,12 @@ actor CodePairingMeeting {
 
     // MARK: Broker
 
+    private var controllersFilters: Set<String> { Set(tokens.map { PairingMeetingPoint.controllersFilter(token: $0) }) }
+
     private func serveBroker(_ client: any RendezvousBrokerClient) async {
-        let filters = Set(tokens.map { PairingMeetingPoint.controllersFilter(token: $0) })
         do {
-            try await client.setSubscriptions(filters)
+            // The announcement topics and the probe go; the controllers' topics stay.
+            try await client.setSubscriptions(controllersFilters)
         } catch {
             logger.warning("pairing code: cannot listen at \(client.url): \(error.message)")
             return
@@ -170,14 +191,20 @@ actor CodePairingMeeting {
             PairingMeetingPoint.run(inControllerTopic: message.topic, token: token).map { (token, $0) }
         }).first else { return }
         guard let decoded = try? PairingMeetingMessage(decoding: message.payload) else { return }
-        guard let number = await desk.run(forBrokerRun: run, locator: locator) else { return }
         let reply: PairingMeetingMessage
         switch decoded {
-        case .start(let start): reply = await desk.start(locator: locator, run: number, message: start)
-        case .confirm(let tag): reply = await desk.confirm(locator: locator, run: number, tag: tag)
-        case .announcement, .answer, .outcome: return
+        case .start(let start):
+            guard let answer = await desk.start(id: id, run: nil, brokerRun: run, message: start) else { return }
+            reply = answer
+        case .confirm(let tag):
+            // Only a run this host answered has anything to confirm: others cost nothing.
+            guard let number = await desk.answeredRun(id: id, brokerRun: run) else { return }
+            reply = await desk.confirm(id: id, run: number, tag: tag)
+        case .announcement, .answer, .outcome:
+            return
         }
         try? await client.publish(topic: PairingMeetingPoint.hostTopic(token: token, run: run), payload: reply.bytes, timeout: .seconds(5))
+        if case .outcome = reply { await desk.outcomeDelivered(id: id) }
     }
 
     // MARK: LAN
@@ -248,14 +275,16 @@ actor CodePairingMeeting {
                         case .ready:
                             try await outbound.write(ByteBuffer(bytes: try link.seal(.announcement(sid: sid, expiresAt: expiresAt))))
                         case .message(.start(let start)):
-                            let reply = await desk.start(locator: locator, run: run, message: start)
+                            guard let reply = await desk.start(id: id, run: run, message: start) else { break reading }
                             if case .answer = reply { answered = true }
                             try await outbound.write(ByteBuffer(bytes: try link.seal(reply)))
                             if case .outcome = reply { break reading }
                         case .message(.confirm(let tag)):
-                            let reply = await desk.confirm(locator: locator, run: run, tag: tag)
+                            guard answered else { break reading }
+                            let reply = await desk.confirm(id: id, run: run, tag: tag)
                             confirmed = true
                             try await outbound.write(ByteBuffer(bytes: try link.seal(reply)))
+                            await desk.outcomeDelivered(id: id)
                             break reading
                         case .message(.announcement), .message(.answer), .message(.outcome):
                             break reading
@@ -266,6 +295,6 @@ actor CodePairingMeeting {
         } catch {
             logger.debug("pairing code: a LAN connection ended: \(error)")
         }
-        if answered && !confirmed { await desk.abandon(locator: locator, run: run) }
+        if answered && !confirmed { await desk.abandon(id: id, run: run) }
     }
 }

@@ -13,6 +13,13 @@ extension HostServer {
         controllersChanged()
     }
 
+    /// The code was withdrawn while its pairing was being set up: the derived invite goes.
+    func withdrawCodePairing(keys: CodePairingKeys, controllerKey: NoisePublicKey) {
+        invites.remove(id: keys.inviteID.bytes)
+        codePairings[controllerKey] = nil
+        controllersChanged()
+    }
+
     /// Whether `key` proved a code made with `--temporary`.
     func isTemporaryCodePairing(_ key: NoisePublicKey) -> Bool { codePairings[key]?.temporary ?? false }
 
@@ -28,6 +35,15 @@ extension HostServer {
             if !removed.isEmpty { controllersChanged() }
         } catch {
             logger.error("could not remove a controller authorized for one session: \(error)")
+        }
+    }
+
+    /// A controller authorized for one session that opens none within `window` loses its
+    /// authorization then (one that does loses it when the session ends).
+    nonisolated func expireTemporaryAuthorization(of key: NoisePublicKey, after window: Duration = .seconds(600)) {
+        Task {
+            try? await Task.sleep(for: window)
+            await self.endTemporaryAuthorization(of: key)
         }
     }
 
@@ -80,7 +96,7 @@ extension HostServer {
                 let range = HostConfig.codeLifetimeRange
                 return .failure(message: "a code's lifetime must be between \(range.lowerBound) s and \(range.upperBound) s, got \(lifetime) s")
             }
-            return await desk.open(lifetimeSeconds: lifetime, temporary: temporary) { expiresAt in
+            return await desk.open(lifetimeSeconds: lifetime, temporary: temporary, host: boundAddress) { expiresAt in
                 try await self.hostPairingAD(expiresAt: expiresAt)
             }
         case .codeStatus(let locator):

@@ -46,6 +46,7 @@ struct PairingFlow: Sendable {
                 let temporary = await server.isTemporaryCodePairing(controllerKey)
                 let controller = try await server.controllers.authorize(name: name, publicKey: controllerKey, at: Date(), temporary: temporary)
                 await server.paired(controllerKey, name: controller.name)
+                if temporary { server.expireTemporaryAuthorization(of: controllerKey) }
                 await server.sourceAuthenticated(source)
                 let fingerprint = KeyDerivations.fingerprint(of: controllerKey, crypto: server.crypto)
                 logger.notice("paired controller \(controller.name) (\(fingerprint))")

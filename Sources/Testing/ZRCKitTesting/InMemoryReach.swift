@@ -39,7 +39,7 @@ public final class InMemoryBroker: RendezvousBrokerMaker, Sendable {
     func subscriptionsChanged() { changes.notify() }
 
     /// The retained messages `filters` match.
-    func retainedMessages(matching filters: Set<String>) -> [BrokerMessage] {
+    public func retainedMessages(matching filters: Set<String>) -> [BrokerMessage] {
         retained.withLock { Array($0.values) }.filter { message in filters.contains { mqttFilter($0, matches: message.topic) } }
     }
 

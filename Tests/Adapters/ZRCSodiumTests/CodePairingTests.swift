@@ -10,10 +10,12 @@ import ZRCSodium
     let group = try! SodiumCPaceGroup()
     static let ci = Array("ZRC pair by code 1".utf8)
     static let sid: [UInt8] = Array(0..<16)
+    /// A well-formed controller AD (the gate refuses, uncounted, a run whose AD does not parse).
+    static let anyControllerAD = try! ControllerPairingAD(controllerKey: try! SodiumCrypto().generateKeyPair().publicKey, name: "laptop").bytes
 
     /// A controller's run against `gate` with `code` typed; the gate's confirmation.
     func attempt(_ gate: inout CodePairingGate, run: UInt64, code: PairingCode, now: UInt64 = 0) throws -> CodePairingGate.Confirmation {
-        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: Array("controller key+name".utf8), group: group)
+        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: Self.anyControllerAD, group: group)
         guard case .respond(let answer) = gate.answer(run: run, message: controller.message, now: now, group: group) else {
             return .refused("not answered")
         }
@@ -65,7 +67,7 @@ import ZRCSodium
     @Test func theRightCodePairsWithTheSameKeysOnBothSides() throws {
         let code = try PairingCode(locator: 7, secret: 12_345_678)
         var gate = Self.gate(code)
-        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: Array("controller".utf8), group: group)
+        let controller = try CPaceInitiator(prs: code.passwordBytes, ci: Self.ci, sid: Self.sid, ad: Self.anyControllerAD, group: group)
         guard case .respond(let answer) = gate.answer(run: 1, message: controller.message, now: 0, group: group) else {
             Issue.record("the host did not answer")
             return
@@ -76,7 +78,7 @@ import ZRCSodium
             Issue.record("the right code did not pair")
             return
         }
-        #expect(ad == Array("controller".utf8))
+        #expect(ad == Self.anyControllerAD)
         #expect(finished.peerAD == Array("host key+name".utf8))
         #expect(hostKeys.inviteID == keys.inviteID)
         #expect(hostKeys.secret.constantTimeEquals(keys.secret))
@@ -115,7 +117,7 @@ import ZRCSodium
     @Test func aThousandRunsAnswerThreeAndNeverPair() throws {
         let code = try PairingCode(locator: 1, secret: 1)
         var gate = Self.gate(code)
-        let guess = try CPaceInitiator(prs: try PairingCode(locator: 1, secret: 2).passwordBytes, ci: Self.ci, sid: Self.sid, ad: [], group: group)
+        let guess = try CPaceInitiator(prs: try PairingCode(locator: 1, secret: 2).passwordBytes, ci: Self.ci, sid: Self.sid, ad: Self.anyControllerAD, group: group)
         var answered = 0
         for run in 1...1000 as ClosedRange<UInt64> {
             if case .respond = gate.answer(run: run, message: guess.message, now: 0, group: group) { answered += 1 }
@@ -199,6 +201,27 @@ extension CodePairingTests {
                       as [[UInt8]])
     func malformedHostADsAreRefused(bytes: [UInt8]) {
         #expect(throws: WireError.self) { try HostPairingAD(parsing: bytes) }
+    }
+}
+
+@Suite struct CodePairingGateADTests {
+    /// A run whose controller AD does not parse is refused and costs no guess.
+    @Test func aRunWithAMalformedControllerDescriptionIsRefusedUncounted() throws {
+        let group = try SodiumCPaceGroup()
+        let code = try PairingCode(locator: 3, secret: 4)
+        var gate = CodePairingTests.gate(code)
+        let bad = try CPaceInitiator(prs: code.passwordBytes, ci: CodePairingTests.ci, sid: CodePairingTests.sid, ad: Array("not an AD".utf8),
+                                     group: group)
+        guard case .refused(let reason) = gate.answer(run: 1, message: bad.message, now: 0, group: group) else {
+            Issue.record("answered a run with a malformed AD")
+            return
+        }
+        #expect(reason.contains("malformed"))
+        guard case .waiting(let counted) = gate.state else {
+            Issue.record("the gate is \(gate.state)")
+            return
+        }
+        #expect(counted == 0)
     }
 }
 

@@ -114,8 +114,15 @@ import ZRCKitTesting
             guard case .ended(let reason) = await watch.value else { Issue.record("the code did not end"); return }
             #expect(reason.contains("three wrong codes"))
             // The right code no longer pairs, and the other code is untouched.
+            // Its announcement goes (the other code's stays).
+            let ended = PairingMeetingPoint.announcementTopic(token: PairingMeetingPoint.token(
+                code: code, day: RendezvousTopics.day(unixSeconds: rig.harness.server.configuration.unixSeconds), group: group))
+            #expect(await rig.broker.waitUntil(within: .seconds(60)) { !$0.retainedMessages(matching: [ended]).contains { $0.topic == ended } })
             let (late, _) = rig.controller()
-            await #expect(throws: ControllerError.self) { _ = try await late.pair(code: code, name: "desk", group: group, within: .seconds(3)) }
+            let error = await #expect(throws: ControllerError.self) {
+                _ = try await late.pair(code: code, name: "desk", group: group, within: .seconds(3))
+            }
+            #expect(error?.message.contains("no host is waiting with this code") == true, "\(String(describing: error))")
             #expect(try await rig.status(other.locator) == .waiting(wrongTries: 0))
             let (controller, _) = rig.controller()
             _ = try await controller.pair(code: other, name: "desk", group: group)
@@ -133,8 +140,13 @@ import ZRCKitTesting
             let (first, _) = rig.controller(name: "first")
             _ = try await first.pair(code: code, name: "desk", group: group)
             _ = await watch.value
+            // The paired code's announcement is withdrawn, and a second controller finds no host.
+            #expect(await rig.broker.waitUntil(within: .seconds(60)) { $0.retainedMessages(matching: ["zrc/v1/pair/#"]).isEmpty })
             let (second, _) = rig.controller(name: "second")
-            await #expect(throws: ControllerError.self) { _ = try await second.pair(code: code, name: "desk", group: group, within: .seconds(3)) }
+            let error = await #expect(throws: ControllerError.self) {
+                _ = try await second.pair(code: code, name: "desk", group: group, within: .seconds(3))
+            }
+            #expect(error?.message.contains("no host is waiting with this code") == true, "\(String(describing: error))")
             #expect(try await rig.harness.server.controllers.all().map(\.name) == ["first"])
         }
     }
@@ -183,8 +195,8 @@ import ZRCKitTesting
         }
     }
 
-    /// Someone at the broker starts 1,000 runs with guesses: three are answered, none pairs, and
-    /// the host tracks a bounded number of runs.
+    /// Someone at the broker starts 1,000 runs with guesses: three are answered, the rest refused
+    /// before any CPace work, and none pairs.
     @Test func aThousandWrongAttemptsAreAnsweredThreeTimesAndNeverPair() async throws {
         let rig = try Rig()
         _ = try await rig.harness.start()
@@ -207,8 +219,8 @@ import ZRCKitTesting
                 try await attacker.publish(topic: PairingMeetingPoint.controllerTopic(token: token, run: run),
                                            payload: PairingMeetingMessage.start(initiator.message).bytes, timeout: .seconds(5))
             }
-            // The host answers the first three starts and refuses the rest of the runs it tracks;
-            // runs past those it drops unread.
+            // The host answers the first three starts and refuses every other one, remembering
+            // only the three it answered.
             let replies: @Sendable (InMemoryBroker) -> (answers: Int, refusals: Int) = { broker in
                 var counts = (answers: 0, refusals: 0)
                 for message in broker.published where message.topic.contains("/b/") {
@@ -220,15 +232,20 @@ import ZRCKitTesting
                 }
                 return counts
             }
-            let tracked = 64
-            let settled = await rig.broker.waitUntil(within: .seconds(120)) { replies($0).answers + replies($0).refusals >= tracked }
+            let settled = await rig.broker.waitUntil(within: .seconds(300)) { replies($0).answers + replies($0).refusals >= 1_000 }
             #expect(settled, "replies: \(replies(rig.broker))")
             #expect(replies(rig.broker).answers == CodePairingGate.maximumGuesses)
-            #expect(replies(rig.broker).refusals == tracked - CodePairingGate.maximumGuesses)
+            #expect(replies(rig.broker).refusals == 1_000 - CodePairingGate.maximumGuesses)
             #expect(try await rig.harness.server.controllers.all().isEmpty)
+            // The three answered runs are never confirmed: 30 s on, they are abandoned, still
+            // counted, and the code has ended.
+            rig.harness.clock.advance(by: 31)
+            guard case .ended(let reason) = await watch.value else {
+                Issue.record("the code did not end")
+                return
+            }
+            #expect(reason.contains("three wrong codes"))
             await attacker.close()
-            watch.cancel()
-            _ = try await rig.harness.request(.cancelCode(locator: code.locator))
         }
     }
 

@@ -68,6 +68,11 @@ public struct InviteRegistry: Sendable {
         entries[id] = entry
     }
 
+    /// Takes an invite back before it was used (a withdrawn pairing code's).
+    public mutating func remove(id: [UInt8]) {
+        entries[id] = nil
+    }
+
     /// The pairing could not be completed after `redeem` (the host failed to save it): the
     /// invite can be used again until it expires.
     public mutating func restore(id: [UInt8]) {

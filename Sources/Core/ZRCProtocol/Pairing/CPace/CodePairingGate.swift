@@ -65,6 +65,12 @@ public struct CodePairingGate: Sendable {
             guard pending[run] == nil else { return .refused("run \(run) was already answered") }
             do {
                 let result = try CPaceResponder.respond(to: message, prs: password, ci: ci, sid: sid, ad: hostAD, group: group, scalar: scalar)
+                // A run whose controller AD does not parse could never pair: refused, not counted.
+                do {
+                    _ = try ControllerPairingAD(parsing: result.peerAD)
+                } catch {
+                    return .refused("the controller's description is malformed: \(error.message)")
+                }
                 pending[run] = (result.peerAD, CodePairingKeys(key: result.key, transcript: message + result.message, group: group))
                 state = .waiting(counted: counted + 1)
                 return .respond(result.message)
