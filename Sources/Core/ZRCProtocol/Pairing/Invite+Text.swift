@@ -25,15 +25,9 @@ extension Invite {
         writer.write(bytes: inviteID.bytes)
         secret.withUnsafeBytes { writer.write(bytes: $0) }
         writer.write(expiresAt)
-        writer.write(UInt8(addresses.count))
-        for address in addresses {
-            writer.write(shortString: address.host)
-            writer.write(address.port)
-        }
-        writer.write(shortString: hostName)
+        Self.write(addresses: addresses, hostName: hostName, to: &writer)
         if writtenVersion >= 2 {
-            writer.write(UInt8(servers.count))
-            for server in servers { writer.write(shortString: server.text) }
+            Self.write(servers: servers, to: &writer)
         }
         var bytes = writer.bytes
         let total = bytes.count + Self.checksumLength
@@ -145,6 +139,31 @@ extension Invite {
         let inviteID = try InviteID(bytes: try reader.readBytes(count: InviteID.length, "invite ID"))
         let secret = SecretBytes(try reader.readSlice(count: secretLength, "secret"))
         let expiresAt = try reader.readUInt64("expiresAt")
+        let (addresses, hostName) = try readAddresses(&reader)
+        let servers = version >= 2 ? try readServers(&reader) : []
+        try reader.expectEnd()
+        return try Invite(
+            hostKey: hostKey, inviteID: inviteID, secret: secret, expiresAt: expiresAt, addresses: addresses,
+            hostName: hostName, servers: servers)
+    }
+
+    // The addresses, host name and servers, as invites and the host's pairing-by-code AD carry them.
+
+    static func write(addresses: [InviteAddress], hostName: String, to writer: inout ByteWriter) {
+        writer.write(UInt8(addresses.count))
+        for address in addresses {
+            writer.write(shortString: address.host)
+            writer.write(address.port)
+        }
+        writer.write(shortString: hostName)
+    }
+
+    static func write(servers: [ReachURL], to writer: inout ByteWriter) {
+        writer.write(UInt8(servers.count))
+        for server in servers { writer.write(shortString: server.text) }
+    }
+
+    static func readAddresses(_ reader: inout ByteReader) throws(WireError) -> (addresses: [InviteAddress], hostName: String) {
         let count = Int(try reader.readUInt8("address count"))
         guard (1...WireLimits.maxInviteAddresses).contains(count) else {
             throw reader.invalid("address count", "is \(count), must be 1…\(WireLimits.maxInviteAddresses)")
@@ -154,18 +173,16 @@ extension Invite {
             let host = try reader.readShortString("addresses[\(index)].host")
             addresses.append(InviteAddress(host: host, port: try reader.readUInt16("addresses[\(index)].port")))
         }
-        let hostName = try reader.readShortString("host name")
+        return (addresses, try reader.readShortString("host name"))
+    }
+
+    static func readServers(_ reader: inout ByteReader) throws(WireError) -> [ReachURL] {
+        let count = Int(try reader.readUInt8("server count"))
+        guard count <= maxServers else { throw reader.invalid("server count", "is \(count), at most \(maxServers)") }
         var servers: [ReachURL] = []
-        if version >= 2 {
-            let serverCount = Int(try reader.readUInt8("server count"))
-            guard serverCount <= maxServers else { throw reader.invalid("server count", "is \(serverCount), at most \(maxServers)") }
-            for index in 0..<serverCount {
-                servers.append(try ReachURL(parsing: try reader.readShortString("servers[\(index)]"), expecting: [.mqtt, .turn, .stun]))
-            }
+        for index in 0..<count {
+            servers.append(try ReachURL(parsing: try reader.readShortString("servers[\(index)]"), expecting: [.mqtt, .turn, .stun]))
         }
-        try reader.expectEnd()
-        return try Invite(
-            hostKey: hostKey, inviteID: inviteID, secret: secret, expiresAt: expiresAt, addresses: addresses,
-            hostName: hostName, servers: servers)
+        return servers
     }
 }

@@ -73,14 +73,8 @@ public struct HostPairingAD: Sendable, Equatable {
         writer.write(Self.format)
         writer.write(bytes: hostKey.bytes)
         writer.write(expiresAt)
-        writer.write(UInt8(addresses.count))
-        for address in addresses {
-            writer.write(shortString: address.host)
-            writer.write(address.port)
-        }
-        writer.write(shortString: hostName)
-        writer.write(UInt8(servers.count))
-        for server in servers { writer.write(shortString: server.text) }
+        Invite.write(addresses: addresses, hostName: hostName, to: &writer)
+        Invite.write(servers: servers, to: &writer)
         return writer.bytes
     }
 
@@ -89,22 +83,8 @@ public struct HostPairingAD: Sendable, Equatable {
         guard try reader.readUInt8("format") == Self.format else { throw reader.invalid("format", "is not \(Self.format)") }
         let keyBytes = try reader.readBytes(count: NoisePublicKey.length, "host key")
         let expiresAt = try reader.readUInt64("expiresAt")
-        let count = Int(try reader.readUInt8("address count"))
-        guard (1...WireLimits.maxInviteAddresses).contains(count) else {
-            throw reader.invalid("address count", "is \(count), must be 1…\(WireLimits.maxInviteAddresses)")
-        }
-        var addresses: [InviteAddress] = []
-        for index in 0..<count {
-            let host = try reader.readShortString("addresses[\(index)].host")
-            addresses.append(InviteAddress(host: host, port: try reader.readUInt16("addresses[\(index)].port")))
-        }
-        let hostName = try reader.readShortString("host name")
-        let serverCount = Int(try reader.readUInt8("server count"))
-        guard serverCount <= Invite.maxServers else { throw reader.invalid("server count", "is \(serverCount), at most \(Invite.maxServers)") }
-        var servers: [ReachURL] = []
-        for index in 0..<serverCount {
-            servers.append(try ReachURL(parsing: try reader.readShortString("servers[\(index)]"), expecting: [.mqtt, .turn, .stun]))
-        }
+        let (addresses, hostName) = try Invite.readAddresses(&reader)
+        let servers = try Invite.readServers(&reader)
         try reader.expectEnd()
         let hostKey: NoisePublicKey
         do {
