@@ -7,7 +7,12 @@ import ZRCStorage
 
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "devices", abstract: "List the hosts this controller is paired with, or with --scan the ZRC hosts on this LAN.")
+        commandName: "devices", abstract: "List the hosts this controller is paired with (with --online: which answer now), or with --scan the ZRC hosts on this LAN.",
+        discussion: """
+            --online probes every paired host in parallel — its addresses, the LAN and the rendezvous, as a \
+            session would — and answers within --deadline (default 2s) however many hosts are away: each \
+            is ONLINE with the path and round trip, or OFFLINE with the reason.
+            """)
 
     @OptionGroup var options: ControllerOptions
 
@@ -17,10 +22,20 @@ struct DevicesCommand: AsyncParsableCommand {
     @Option(help: "How long --scan listens, e.g. 2s or 500ms (0.1s…60s).")
     var scanTime: String = "2s"
 
+    @Flag(help: "Probe every paired host now (in parallel): ONLINE with path and round trip, or OFFLINE with the reason.")
+    var online = false
+
+    @Option(help: "How long --online waits in all, e.g. 2s or 500ms (0.1s…60s).")
+    var deadline: String = "2s"
+
     @Flag(help: "Print the list as JSON (for scripts; the shape is in the README).")
     var json = false
 
     func validate() throws {
+        if online && scan { throw ValidationError("--online probes the paired hosts, --scan lists the LAN: choose one") }
+        guard let wait = DurationText.duration(deadline), wait >= .milliseconds(100), wait <= .seconds(60) else {
+            throw ValidationError("--deadline `\(deadline)` is not a duration between 0.1s and 60s")
+        }
         guard let duration = DurationText.duration(scanTime), duration >= .milliseconds(100), duration <= .seconds(60) else {
             throw ValidationError("--scan-time `\(scanTime)` is not a duration between 0.1s and 60s")
         }
@@ -28,6 +43,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
     func run() async throws {
         if scan { return try await LanScan(options: options, duration: DurationText.duration(scanTime) ?? .seconds(2), json: json).run() }
+        if online { return try await OnlineDevices(options: options, deadline: DurationText.duration(deadline) ?? .seconds(2), json: json).run() }
         try await CommandRunner.run(program: "zrc-ctl") {
             let context = try ControllerContext.load(options)
             let crypto = try Identity.makeCrypto()
