@@ -34,7 +34,12 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var clipboardPrimary: Bool
     /// Let view-only sessions (watchers) read the clipboard as well (they never set it).
     public var clipboardInViewOnly: Bool
+    /// Show who is connected in a small window on the shared screen (off for unattended kiosks).
+    public var indicator: Bool
+    /// The key combination that ends every session at once (while the indicator is on).
+    public var endSessionsKey: String
 
+    public static let defaultEndSessionsKey = "ctrl+alt+shift+End"
     public static let inviteLifetimeRange = 30...86_400
     /// A pairing code is read out and typed at once: minutes, not days.
     public static let codeLifetimeRange = 60...3_600
@@ -57,12 +62,14 @@ public struct HostConfig: Codable, Sendable, Equatable {
         clipboard = true
         clipboardPrimary = false
         clipboardInViewOnly = false
+        indicator = true
+        endSessionsKey = Self.defaultEndSessionsKey
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds,
              maxClockSkewSeconds, rendezvousUrls, relayUrls, stunUrls, transportPreference, lanDiscovery, clipboard, clipboardPrimary,
-             clipboardInViewOnly
+             clipboardInViewOnly, indicator, endSessionsKey
     }
 
     public init(from decoder: any Decoder) throws {
@@ -92,6 +99,13 @@ public struct HostConfig: Codable, Sendable, Equatable {
         clipboard = try container.decodeIfPresent(Bool.self, forKey: .clipboard) ?? defaults.clipboard
         clipboardPrimary = try container.decodeIfPresent(Bool.self, forKey: .clipboardPrimary) ?? defaults.clipboardPrimary
         clipboardInViewOnly = try container.decodeIfPresent(Bool.self, forKey: .clipboardInViewOnly) ?? defaults.clipboardInViewOnly
+        indicator = try container.decodeIfPresent(Bool.self, forKey: .indicator) ?? defaults.indicator
+        endSessionsKey = try container.decodeIfPresent(String.self, forKey: .endSessionsKey) ?? defaults.endSessionsKey
+        do {
+            _ = try KeyCombo(parsing: endSessionsKey)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .endSessionsKey, in: container, debugDescription: error.message)
+        }
         guard deadPeerTimeoutSeconds > keepaliveIntervalSeconds else {
             throw DecodingError.dataCorruptedError(
                 forKey: .deadPeerTimeoutSeconds, in: container,

@@ -36,6 +36,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "While one controller is in control, others get: view-only (default) or refuse.")
     var policy: SessionPolicy = .viewOnly
 
+    @Flag(help: "Show no session indicator on the shared screen and grab no end-sessions key (host.json: \"indicator\": false).")
+    var noIndicator = false
+
     @Flag(help: "Share no clipboard with controllers (host.json: \"clipboard\": false).")
     var noClipboard = false
 
@@ -124,7 +127,12 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve(_ context: HostContext, identity: NoiseKeyPair, crypto: SodiumCrypto, listenAddress: HostPort,
                        displayName: String?, cookie: [UInt8]?, shutdown: ShutdownRequest) async throws {
         let config = context.config
-        let sharing = try screenSharing(context, displayName: displayName, cookie: cookie)
+        var sharing = try screenSharing(context, displayName: displayName, cookie: cookie)
+        let indicator = sessionIndicator(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil)
+        if indicator != nil, let input = sharing?.input, let combo = try? KeyCombo(parsing: config.endSessionsKey) {
+            // The person at the host's combination is never pressed by a controller.
+            sharing?.input = ReservedKeyFilter(input, reserved: [combo])
+        }
         let clipboard = try clipboardSharing(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil)
         await clipboard?.bridge.start()
         var serverConfiguration = HostServerConfiguration(
@@ -140,6 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
             sharing: sharing, clipboard: clipboard?.sharing, policy: policy,
             reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
         serverConfiguration.cpace = try SodiumCPaceGroup()
+        serverConfiguration.indicator = indicator
         let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                 controllers: context.controllers, logger: context.logger)
         let serving = Task {
@@ -175,6 +184,18 @@ struct ServeCommand: AsyncParsableCommand {
             return (bridge, ClipboardSharing(bridge: bridge, selections: selections, inViewOnlySessions: context.config.clipboardInViewOnly))
         } catch {
             throw CommandError(.failure, "cannot share the clipboard of display \(name ?? "?"): \(error)")
+        }
+    }
+
+    /// The window that shows who is connected, with the end-sessions key; nil (with a warning
+    /// when it should have been there) when off or when the display refuses it.
+    private func sessionIndicator(_ context: HostContext, displayName name: String?, cookie: [UInt8]?, sharesScreen: Bool) -> X11SessionIndicator? {
+        guard sharesScreen, !noIndicator, context.config.indicator else { return nil }
+        do {
+            return try X11SessionIndicator(displayName: name, cookie: cookie, endKey: context.config.endSessionsKey, logger: context.logger)
+        } catch {
+            context.logger.warning("no session indicator on display \(name ?? "?"): \(error)")
+            return nil
         }
     }
 

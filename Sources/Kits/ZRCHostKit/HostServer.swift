@@ -20,6 +20,8 @@ public actor HostServer {
     /// Pairing by code: the open codes, and the controllers that proved one and have yet to pair.
     var codeDesk: CodePairingDesk?
     var codePairings: [NoisePublicKey: CodePairingExpectation] = [:]
+    /// The live sessions as the indicator shows them, newest only (see `HostServer+Indicator`).
+    let indicatorUpdates = AsyncStream<[IndicatedSession]>.makeStream(bufferingPolicy: .bufferingNewest(1))
     var sessions = LiveSessions()
     /// Keys revoked while this server runs: a handshake that passed its authorization check just
     /// before a revoke must not register afterwards (the check and the registration are separate
@@ -99,6 +101,9 @@ public actor HostServer {
                 group.addTask { await RendezvousResponder(server: self, reach: reach, logger: self.logger).run() }
             }
             group.addTask { await self.watchTrustStore() }
+            if let indicator = configuration.indicator {
+                group.addTask { await self.runIndicator(indicator) }
+            }
             group.addTask {
                 // Summaries of refused connections come out even when the refusals stop.
                 while !Task.isCancelled {
@@ -125,6 +130,7 @@ public actor HostServer {
     public func shutdown() async {
         flushRefusals(all: true)
         await codeDesk?.closeAll()
+        indicatorUpdates.continuation.finish()
         for session in sessions.all {
             await session.connection.close(reason: .shuttingDown, text: "the host is shutting down")
         }
@@ -214,6 +220,7 @@ public actor HostServer {
         guard !revokedKeys.contains(controllerKey) else { return false }
         sessions.add(.init(id: sessionID, controllerKey: controllerKey, controllerName: name, connection: connection, link: link,
                            since: Date(), viewOnly: viewOnly, receivesClipboard: receivesClipboard))
+        sessionsChanged()
         return true
     }
 
@@ -264,6 +271,7 @@ public actor HostServer {
     func closeSession(_ sessionID: UInt64, controller: NoisePublicKey) async {
         sessions.remove(id: sessionID)
         ledger.closeSession(sessionID, controller: controller)
+        sessionsChanged()
         await endTemporaryAuthorization(of: controller)
     }
 }

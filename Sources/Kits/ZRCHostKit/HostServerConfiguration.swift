@@ -43,6 +43,8 @@ public struct HostServerConfiguration: Sendable {
     public var lanDiscovery: (any LanDiscovery)?
     /// The group pairing by code runs CPace on; nil: no pairing by code.
     public var cpace: (any CPaceGroup)?
+    /// Shows the live sessions on the shared screen and ends them on the person's key; nil: none.
+    public var indicator: (any SessionIndicator)?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),

@@ -32,7 +32,7 @@ public final class HostHarness: Sendable {
          deadPeerTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil, listen: String = "127.0.0.1",
-         lanDiscovery: (any LanDiscovery)? = nil) throws {
+         lanDiscovery: (any LanDiscovery)? = nil, indicator: (any SessionIndicator)? = nil) throws {
         PoolStallWatch.start()
         let crypto = try SodiumCrypto()
         self.crypto = crypto
@@ -51,6 +51,7 @@ public final class HostHarness: Sendable {
             unixMicros: { UInt64(Int64(Date().timeIntervalSince1970 * 1_000_000) + offset.seconds * 1_000_000) }, sharing: sharing,
             clipboard: clipboard, policy: policy, reach: reach, lanDiscovery: lanDiscovery)
         configuration.cpace = try SodiumCPaceGroup()
+        configuration.indicator = indicator
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)

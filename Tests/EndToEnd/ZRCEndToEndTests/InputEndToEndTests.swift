@@ -10,7 +10,7 @@ import Testing
         let display = try await PrivateDisplay.start()
         defer { display.stop() }
         let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
-        let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name],
+        let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name, "--no-indicator"],
                                   role: "host")
         try await host.terminatingAfter {
             #expect(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")

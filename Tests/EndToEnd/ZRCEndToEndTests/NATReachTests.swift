@@ -30,7 +30,7 @@ import ZRCXTestSupport
                      "relayUrls": ["\(lab.relay)", "\(lab.restRelay)"], "lanDiscovery": false}
                     """, file: "host.json", role: "host")
                 try env.writeConfig(controllerConfig, file: "controller.json", role: "controller")
-                let host = try env.launch("zrc-host", ["serve", "--host-name", "natted", "--display", display.name, "--log-level", "info"],
+                let host = try env.launch("zrc-host", ["serve", "--host-name", "natted", "--display", display.name, "--no-indicator", "--log-level", "info"],
                                           role: "host", namespace: lab.hostNamespace)
                 guard await host.waitForOutput("rendezvous: listening for controllers", timeout: .seconds(30)) else {
                     await host.terminate()

@@ -14,7 +14,7 @@ import ZRCXTestSupport
         try PrivateDisplay.run("/usr/bin/xsetroot", ["-display", display.name, "-mod", "16", "16", "-fg", "#ff0000", "-bg", "#0000ff"])
 
         let hostKey = "host-\(env.tag)", controllerKey = "ctl-\(env.tag)"
-        let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name],
+        let host = try env.launch("zrc-host", ["serve", "--listen", "127.0.0.1:0", "--key-id", hostKey, "--display", display.name, "--no-indicator"],
                                   role: "host")
         let hostPID = host.process.processIdentifier
         try await host.terminatingAfter {

@@ -20,12 +20,15 @@ import Testing
         let host = try ZRCProcess(executable: env.binaries.appendingPathComponent("zrc-host"),
                                   arguments: ["serve", "--virtual", "--size", "800x600", "--listen", "127.0.0.1:0", "--key-id", hostKey],
                                   environment: environment)
-        var authority = "", display = ""
+        var authority = "", display = "", socketInode: UInt64 = 0
         try await host.terminatingAfter {
             try #require(await host.waitForOutput("zrc-host: serving"), "\(host.stderr)")
             let line = try #require(host.stdout.split(separator: "\n").first { $0.contains("virtual desktop") }.map(String.init))
             display = try #require(line.firstMatch(of: /virtual desktop (:\d+) \(800x600\) running openbox and xterm/)?.1).description
             authority = try #require(line.firstMatch(of: /XAUTHORITY=(\S+)/)?.1).description
+            // Another test's X server may take the display's socket path once this one is gone:
+            // this server's socket is the file it made (its inode), and only that must go.
+            socketInode = try #require(Self.inode(of: "/tmp/.X11-unix/X\(display.dropFirst())"), "no socket for \(display)")
 
             // Only a client with the cookie gets in.
             var outsider = ProcessInfo.processInfo.environment
@@ -68,11 +71,17 @@ import Testing
         }
         // Everything it started is gone, with its cookie.
         let socket = "/tmp/.X11-unix/X\(display.dropFirst())"
-        let gone = await Wait.until(.seconds(20)) { FileManager.default.fileExists(atPath: socket) ? nil : true }
+        let gone = await Wait.until(.seconds(20)) { Self.inode(of: socket) != socketInode ? true : nil }
         #expect(gone == true, "\(socket) is still there after the host stopped")
         #expect(!FileManager.default.fileExists(atPath: authority), "the X authority file outlived the host")
         let left = try await Spawn.runOffPool(["pgrep", "-f", "-a", authority], environment: ProcessInfo.processInfo.environment)
         #expect(left.stdout.isEmpty, "still running: \(left.stdout)")
+    }
+
+    /// The inode of the file at `path` (not followed), nil when there is none.
+    static func inode(of path: String) -> UInt64? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? UInt64(info.st_ino) : nil
     }
 
     @Test(arguments: [["--virtual", "--size", "10x10"], ["--virtual", "--size", "wide"], ["--size", "800x600"],

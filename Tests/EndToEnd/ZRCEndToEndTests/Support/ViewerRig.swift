@@ -25,7 +25,7 @@ final class ViewerRig {
         _ = client.takeEvents()
         hostKey = "host-\(env.tag)"
         controllerKey = "ctl-\(env.tag)"
-        let (host, address) = try await env.startHost(keyID: hostKey, extra: ["--display", display.display])
+        let (host, address) = try await env.startHost(keyID: hostKey, extra: ["--display", display.display, "--no-indicator"])
         self.host = host
         guard let port = address.split(separator: ":").last.flatMap({ UInt16($0) }) else { throw SetupError("no port in \(address)") }
         self.port = port
@@ -52,7 +52,7 @@ final class ViewerRig {
 
     /// Starts the host again on the same port, with the same key or a new one.
     func restartHost(keyID: String? = nil) async throws {
-        let (host, _) = try await env.startHost(keyID: keyID ?? hostKey, port: port, extra: ["--display", display.display])
+        let (host, _) = try await env.startHost(keyID: keyID ?? hostKey, port: port, extra: ["--display", display.display, "--no-indicator"])
         self.host = host
     }
 

@@ -1,0 +1,81 @@
+public import ZRCProtocol
+
+/// What the person at the host sees of the live sessions: a window on the shared screen (the
+/// X11 one in the executable), and a key combination that ends them all.
+public protocol SessionIndicator: Sendable {
+    /// Shows `sessions` (none: hidden).
+    func show(_ sessions: [IndicatedSession]) async
+    /// A value each time the person at the host pressed the end-sessions combination.
+    var endRequests: AsyncStream<Void> { get }
+    func stop() async
+}
+
+/// One live session as the indicator names it.
+public struct IndicatedSession: Sendable, Equatable {
+    public var controllerName: String
+    public var viewOnly: Bool
+
+    public init(controllerName: String, viewOnly: Bool) {
+        self.controllerName = controllerName
+        self.viewOnly = viewOnly
+    }
+
+    /// The indicator's lines for `sessions` and the combination that ends them.
+    public static func lines(for sessions: [IndicatedSession], endKey: String) -> [String] {
+        guard !sessions.isEmpty else { return [] }
+        let names = sessions.map { "\(TerminalSafeText.sanitized($0.controllerName)) (\($0.viewOnly ? "view-only" : "in control"))" }
+        let head = sessions.count == 1 ? "ZRC: \(names[0]) is connected to this screen"
+            : "ZRC: \(sessions.count) sessions on this screen: " + names.joined(separator: ", ")
+        return [head, "Press \(endKey) to end \(sessions.count == 1 ? "it" : "them all")"]
+    }
+}
+
+/// An input sink that never presses a reserved combination for a controller: the keys the person
+/// at the host ends sessions with stay theirs. Tracks the modifiers held through the controllers'
+/// own key events (the X server's state is one for all sessions) as well as each event's flags.
+public actor ReservedKeyFilter: InputSink {
+    private let inner: any InputSink
+    private let reserved: [KeyCombo]
+    private var heldModifiers: [UInt32: KeyModifiers] = [:]
+    /// Reserved keys whose press was dropped: their release is dropped too.
+    private var swallowed: Set<UInt32> = []
+
+    public init(_ inner: any InputSink, reserved: [KeyCombo]) {
+        self.inner = inner
+        self.reserved = reserved
+    }
+
+    static let modifierKeys: [UInt32: KeyModifiers] = [
+        0xFFE1: .shift, 0xFFE2: .shift, 0xFFE3: .control, 0xFFE4: .control, 0xFFE9: .alt, 0xFFEA: .alt,
+        0xFFE7: .alt, 0xFFE8: .alt, 0xFFEB: .super, 0xFFEC: .super,
+    ]
+
+    public func inject(_ event: InputEvent) async throws {
+        if case .key(let keysym, let pressed, let modifiers) = event {
+            if let modifier = Self.modifierKeys[keysym] {
+                heldModifiers[keysym] = pressed ? modifier : nil
+            } else if pressed {
+                let held = heldModifiers.values.reduce(modifiers) { $0.union($1) }
+                if reserved.contains(where: { Self.same($0.keysym, keysym) && held.isSuperset(of: $0.modifiers) }) {
+                    swallowed.insert(keysym)
+                    return
+                }
+            } else if swallowed.remove(keysym) != nil {
+                return
+            }
+        }
+        try await inner.inject(event)
+    }
+
+    public func releaseAll() async {
+        heldModifiers = [:]
+        swallowed = []
+        await inner.releaseAll()
+    }
+
+    /// Letters match in either case (shift makes the keysym upper case).
+    static func same(_ a: UInt32, _ b: UInt32) -> Bool {
+        func folded(_ keysym: UInt32) -> UInt32 { (0x41...0x5A).contains(keysym) ? keysym + 0x20 : keysym }
+        return folded(a) == folded(b)
+    }
+}
