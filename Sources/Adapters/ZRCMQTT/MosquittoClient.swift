@@ -186,11 +186,14 @@ final class MosquittoClient: RendezvousBrokerClient, Sendable {
             if !running { done.resume() }
         }
         mosquitto_disconnect(handle.pointer)
-        // Joins the network thread: no callback runs after this.
+        // Joins the network thread: no callback runs after this. Not forced (libmosquitto's
+        // documented way once disconnect was called): a cancelled thread may be stopped inside
+        // its socket's close(), and the destroy below would then close that descriptor number
+        // again — by then perhaps another part of the process's socket or its event loop's epoll.
         let pointer = handle
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                mosquitto_loop_stop(pointer.pointer, true)
+                mosquitto_loop_stop(pointer.pointer, false)
                 mosquitto_destroy(pointer.pointer)
                 done.resume()
             }
