@@ -1,8 +1,5 @@
 import ArgumentParser
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import ZRCControllerKit
 import ZRCKitTesting
 import ZRCProtocol
@@ -35,8 +32,8 @@ struct PresenceCommand: AsyncParsableCommand {
             harnesses.append(harness)
         }
         // Peers that take the connection (the kernel completes it) and then say nothing.
-        var silent: [Int32] = []
-        defer { silent.forEach { _ = close($0) } }
+        var silent: [SilentListener] = []
+        defer { silent.forEach { $0.close() } }
         guard let first = harnesses.first else { throw ValidationError("--live must be at least 1") }
         let (controller, _) = first.controller(name: "bench")
         for (index, harness) in harnesses.enumerated() {
@@ -46,9 +43,9 @@ struct PresenceCommand: AsyncParsableCommand {
         for index in 0..<unreachable {
             let address: String
             if index % 2 == 0 {
-                let (socket, port) = try Self.silentListener()
-                silent.append(socket)
-                address = "127.0.0.1:\(port)"
+                let listener = try SilentListener()
+                silent.append(listener)
+                address = "127.0.0.1:\(listener.port)"
             } else {
                 address = "192.0.2.\(index + 1):7420"
             }
@@ -72,24 +69,5 @@ struct PresenceCommand: AsyncParsableCommand {
             + (times.percentile(1) <= Double(deadlineMs) + 100 ? "met (within 100 ms of it)" : "MISSED"))
         print("online per run: min \(onlineCounts.min() ?? 0), max \(onlineCounts.max() ?? 0) of \(live) live")
         for harness in harnesses { await harness.stop() }
-    }
-
-    /// A TCP socket on loopback that listens and never accepts.
-    static func silentListener() throws -> (socket: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else {
-            if fd >= 0 { close(fd) }
-            throw ValidationError("cannot listen on loopback")
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
     }
 }

@@ -26,22 +26,9 @@ public final class HostileHost: Sendable {
         let crypto = try SodiumCrypto()
         let identity = crypto.generateKeyPair()
         self.identity = identity
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && Glibc.listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw HarnessError("the hostile host cannot listen: \(String(cString: strerror(errno)))")
-        }
+        let (fd, port) = try LoopbackSocket.listen(backlog: 8)
         listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         let listener = fd
         Thread { [self] in
             defer {

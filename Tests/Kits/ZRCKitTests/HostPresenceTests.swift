@@ -56,28 +56,3 @@ import ZRCKitTesting
         #expect(report == [HostPresence(name: "silent", state: .offline(reason: "no answer within 300 ms"))])
     }
 }
-
-/// A loopback TCP socket that listens and never accepts: the kernel completes connections, and
-/// nothing is ever said on them.
-struct SilentListener {
-    let fd: Int32
-    let port: UInt16
-
-    init() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let descriptor = fd
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else { throw HarnessError("cannot listen on loopback") }
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    func close() { _ = Glibc.close(fd) }
-}
