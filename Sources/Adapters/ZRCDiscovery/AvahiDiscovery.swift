@@ -174,11 +174,7 @@ final class AvahiPublication: LanPublication, Sendable {
 
     /// DNS-SD names are at most 63 bytes: whole characters up to that.
     static func serviceName(_ name: String) -> String {
-        var result = ""
-        for character in name {
-            guard result.utf8.count + character.utf8.count <= 63 else { break }
-            result.append(character)
-        }
+        let result = name.prefix(utf8Bytes: 63)
         return result.isEmpty ? "zrc" : result
     }
 

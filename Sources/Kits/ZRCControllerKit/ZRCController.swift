@@ -105,7 +105,7 @@ public struct ZRCController: Sendable {
         -> KnownHost {
         let ad: ControllerPairingAD
         do {
-            ad = try ControllerPairingAD(controllerKey: identityKey, name: Self.prefix(of: controllerName, bytes: ControllerPairingAD.maxNameBytes))
+            ad = try ControllerPairingAD(controllerKey: identityKey, name: controllerName.prefix(utf8Bytes: ControllerPairingAD.maxNameBytes))
         } catch {
             throw ControllerError(.invalidInvite, error.message)
         }
@@ -114,16 +114,6 @@ public struct ZRCController: Sendable {
         let invite = try await seeker.seek(within: timeout)
         progress(.pairing)
         return try await pair(invite: invite, name: name, replacing: replacing, now: now, throughReach: true)
-    }
-
-    /// Whole characters of `text` up to `bytes` UTF-8 bytes.
-    static func prefix(of text: String, bytes: Int) -> String {
-        var result = ""
-        for character in text {
-            guard result.utf8.count + character.utf8.count <= bytes else { break }
-            result.append(character)
-        }
-        return result
     }
 
     private func pair(invite: Invite, name: String?, replacing: Bool, now: Date, throughReach: Bool) async throws(ControllerError) -> KnownHost {

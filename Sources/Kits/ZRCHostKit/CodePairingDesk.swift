@@ -27,7 +27,7 @@ actor CodePairingDesk {
     /// was proven (it may have to go through the rendezvous and ICE).
     static let handshakeWindowSeconds: UInt64 = 120
 
-    private struct Entry {
+    struct Entry {
         let code: PairingCode
         let expiresAt: UInt64
         let temporary: Bool
@@ -43,11 +43,11 @@ actor CodePairingDesk {
 
     private let server: HostServer
     private let group: any CPaceGroup
-    private let logger: Logger
-    private var entries: [UInt64: Entry] = [:]
+    let logger: Logger
+    var entries: [UInt64: Entry] = [:]
     private var nextID: UInt64 = 1
     private var nextRun: UInt64 = 1
-    private var sweeper: Task<Void, Never>?
+    var sweeper: Task<Void, Never>?
 
     init(server: HostServer, group: any CPaceGroup, logger: Logger) {
         self.server = server
@@ -55,7 +55,7 @@ actor CodePairingDesk {
         self.logger = logger
     }
 
-    private var now: UInt64 { server.configuration.unixSeconds }
+    var now: UInt64 { server.configuration.unixSeconds }
     private var nowMicros: UInt64 { server.configuration.unixMicros() }
 
     private func id(ofLocator locator: Int) -> UInt64? { entries.first { $0.value.code.locator == locator }?.key }
@@ -139,26 +139,6 @@ actor CodePairingDesk {
             }
             return Int.random(in: 0..<bound, using: &generator)
         }
-    }
-
-    /// Codes end on time even when nobody asks: once a second while any is kept.
-    private func startSweeping() {
-        guard sweeper == nil else { return }
-        sweeper = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                guard await self.sweepAndContinue() else { return }
-            }
-        }
-    }
-
-    private func sweepAndContinue() -> Bool {
-        sweep()
-        guard !entries.isEmpty else {
-            sweeper = nil
-            return false
-        }
-        return true
     }
 
     func status(locator: Int) -> HostControlResponse {
@@ -299,61 +279,5 @@ actor CodePairingDesk {
         }
     }
 
-    /// Ends codes past their expiry (or their handshake window), abandons broker runs never
-    /// confirmed, and forgets codes nobody watches.
-    func sweep() {
-        let now = now
-        for (id, entry) in entries {
-            switch entry.status {
-            case .waiting:
-                if now >= entry.expiresAt {
-                    finish(id, .ended(reason: "the code expired"))
-                } else {
-                    for (_, run) in entry.brokerRuns where now >= run.answeredAt + Self.runConfirmationSeconds {
-                        // Read, then written: one expression doing both is an exclusivity violation.
-                        let remaining = entries[id]?.brokerRuns.filter { $0.value.number != run.number } ?? [:]
-                        entries[id]?.brokerRuns = remaining
-                        abandon(id: id, run: run.number)
-                    }
-                }
-            case .proven:
-                if let proven = entry.proven, now >= proven.at + Self.handshakeWindowSeconds {
-                    finish(id, .ended(reason: "the controller proved the code but did not complete its pairing in time"))
-                }
-            case .paired, .ended:
-                break
-            }
-            guard let current = entries[id] else { continue }
-            switch current.status {
-            case .waiting, .proven:
-                if now >= current.lastWatched + Self.unwatchedLimitSeconds {
-                    logger.notice("pairing code withdrawn: the command that showed it has gone")
-                    end(id)
-                }
-            case .paired, .ended:
-                if now >= current.lastWatched + Self.finishedKeptSeconds { end(id) }
-            }
-        }
-    }
 
-    private func finish(_ id: UInt64, _ status: CodeStatus) {
-        guard var entry = entries[id] else { return }
-        entry.status = status
-        // Its meeting points go at once: nobody else can use this code now.
-        entry.meeting?.cancel()
-        entry.meeting = nil
-        entries[id] = entry
-    }
-
-    private func end(_ id: UInt64) {
-        entries[id]?.meeting?.cancel()
-        entries[id] = nil
-    }
-
-    /// Ends every code (the server stops).
-    func closeAll() {
-        for id in entries.keys { end(id) }
-        sweeper?.cancel()
-        sweeper = nil
-    }
 }
