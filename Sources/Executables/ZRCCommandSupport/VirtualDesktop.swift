@@ -26,6 +26,9 @@ public final class VirtualDesktop: Sendable {
     public let sessionDescription: String
     private let directory: URL
     private let server: ChildProcess
+    /// The inode of the listening socket Xvfb made, so that only that file is removed when Xvfb
+    /// could not remove it itself (another server may have the same path by then).
+    private let socketInode: UInt64?
     private let session: [ChildProcess]
 
     /// Starts Xvfb at `width`×`height` and the session; `runtime` is a private directory of this
@@ -75,6 +78,7 @@ public final class VirtualDesktop: Sendable {
             throw CommandError(.failure, "Xvfb did not start: \(log.split(separator: "\n").suffix(3).joined(separator: " "))")
         }
         displayName = ":\(number)"
+        socketInode = Self.inode(of: Self.socketPath(number))
         // The session's programs: only an allow-list of this process's environment, pointed at the
         // desktop. Nothing that leads to the real desktop (WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS,
         // SSH_AUTH_SOCK, XDG_RUNTIME_DIR with its sockets, …) reaches what a controller drives there.
@@ -111,11 +115,31 @@ public final class VirtualDesktop: Sendable {
         session = started
     }
 
-    /// Stops the session, then the X server, and removes the authority file and logs.
+    /// Stops the session, then the X server, and removes the authority file and logs. An X server
+    /// killed (it did not end within its grace on a busy machine) leaves its socket and lock file
+    /// behind; those are removed here when they are still the ones it made.
     public func stop() async {
-        for process in session.reversed() { await process.stop() }
-        await server.stop()
+        // The session's programs at once: each may take its whole grace on a busy machine.
+        await withTaskGroup(of: Void.self) { group in
+            for process in session { group.addTask { await process.stop() } }
+        }
+        await server.stop(grace: .seconds(10))
+        if let number = Int(displayName.dropFirst()) {
+            let socket = Self.socketPath(number)
+            if let made = socketInode, Self.inode(of: socket) == made { unlink(socket) }
+            let lock = "/tmp/.X\(number)-lock"
+            let owner = (try? String(contentsOfFile: lock, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if owner == server.pid { unlink(lock) }
+        }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func socketPath(_ number: Int) -> String { "/tmp/.X11-unix/X\(number)" }
+
+    /// The inode of the file at `path` (not followed), nil when there is none.
+    static func inode(of path: String) -> UInt64? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? UInt64(info.st_ino) : nil
     }
 
     /// The variables a desktop session needs and that lead nowhere else: who and where the user

@@ -86,7 +86,8 @@ final class ZRCProcess: Sendable {
 
     func terminate() async {
         if process.isRunning { process.terminate() }
-        _ = await waitForExit(timeout: .seconds(10))
+        // Generous: a host stopping a virtual desktop on a busy machine gives each program a grace.
+        _ = await waitForExit(timeout: .seconds(30))
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
