@@ -38,8 +38,18 @@ public struct HostConfig: Codable, Sendable, Equatable {
     public var indicator: Bool
     /// The key combination that ends every session at once (while the indicator is on).
     public var endSessionsKey: String
+    /// A new session waits until the person at the host accepts it in the indicator.
+    public var approveSessions: Bool
+    /// How long a session waits for approval before it is refused.
+    public var approvalTimeoutSeconds: Int
+    /// The combinations that accept and refuse the oldest session waiting for approval.
+    public var acceptSessionKey: String
+    public var refuseSessionKey: String
 
     public static let defaultEndSessionsKey = "ctrl+alt+shift+End"
+    public static let defaultAcceptSessionKey = "ctrl+alt+shift+y"
+    public static let defaultRefuseSessionKey = "ctrl+alt+shift+n"
+    public static let approvalTimeoutRange = 10...600
     public static let inviteLifetimeRange = 30...86_400
     /// A pairing code is read out and typed at once: minutes, not days.
     public static let codeLifetimeRange = 60...3_600
@@ -64,12 +74,16 @@ public struct HostConfig: Codable, Sendable, Equatable {
         clipboardInViewOnly = false
         indicator = true
         endSessionsKey = Self.defaultEndSessionsKey
+        approveSessions = false
+        approvalTimeoutSeconds = 60
+        acceptSessionKey = Self.defaultAcceptSessionKey
+        refuseSessionKey = Self.defaultRefuseSessionKey
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds,
              maxClockSkewSeconds, rendezvousUrls, relayUrls, stunUrls, transportPreference, lanDiscovery, clipboard, clipboardPrimary,
-             clipboardInViewOnly, indicator, endSessionsKey
+             clipboardInViewOnly, indicator, endSessionsKey, approveSessions, approvalTimeoutSeconds, acceptSessionKey, refuseSessionKey
     }
 
     public init(from decoder: any Decoder) throws {
@@ -100,11 +114,24 @@ public struct HostConfig: Codable, Sendable, Equatable {
         clipboardPrimary = try container.decodeIfPresent(Bool.self, forKey: .clipboardPrimary) ?? defaults.clipboardPrimary
         clipboardInViewOnly = try container.decodeIfPresent(Bool.self, forKey: .clipboardInViewOnly) ?? defaults.clipboardInViewOnly
         indicator = try container.decodeIfPresent(Bool.self, forKey: .indicator) ?? defaults.indicator
+        approveSessions = try container.decodeIfPresent(Bool.self, forKey: .approveSessions) ?? defaults.approveSessions
+        approvalTimeoutSeconds = try container.decodeInRange(Self.approvalTimeoutRange, forKey: .approvalTimeoutSeconds) ?? defaults.approvalTimeoutSeconds
         endSessionsKey = try container.decodeIfPresent(String.self, forKey: .endSessionsKey) ?? defaults.endSessionsKey
-        do {
-            _ = try KeyCombo(parsing: endSessionsKey)
-        } catch {
-            throw DecodingError.dataCorruptedError(forKey: .endSessionsKey, in: container, debugDescription: error.message)
+        acceptSessionKey = try container.decodeIfPresent(String.self, forKey: .acceptSessionKey) ?? defaults.acceptSessionKey
+        refuseSessionKey = try container.decodeIfPresent(String.self, forKey: .refuseSessionKey) ?? defaults.refuseSessionKey
+        var combinations: [KeyCombo] = []
+        for (key, text) in [(CodingKeys.endSessionsKey, endSessionsKey), (.acceptSessionKey, acceptSessionKey), (.refuseSessionKey, refuseSessionKey)] {
+            let combination: KeyCombo
+            do {
+                combination = try KeyCombo(parsing: text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.message)
+            }
+            guard !combinations.contains(combination) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                       debugDescription: "`\(text)` is already the combination of another of the indicator's keys")
+            }
+            combinations.append(combination)
         }
         guard deadPeerTimeoutSeconds > keepaliveIntervalSeconds else {
             throw DecodingError.dataCorruptedError(

@@ -6,6 +6,9 @@ public enum HostSessionAction: Sendable, Equatable {
     /// session, start streaming what both sides announced; then `controlGranted`/`controlRefused`
     /// and `startStreaming`.
     case begin(capabilities: Capabilities, agent: String)
+    /// Ask the person at the host to accept this session (`viewOnly`: to watch, not control);
+    /// then `approvalAnswered`, unless the approval deadline comes first.
+    case askApproval(viewOnly: Bool)
     /// Inject the controller's input.
     case inject(InputEvent)
     /// The controller acknowledged a frame: the driver's frame stream forgets it too.

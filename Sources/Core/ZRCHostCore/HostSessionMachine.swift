@@ -6,8 +6,11 @@ public import ZRCProtocol
 /// Message 1 of the handshake authenticated the controller's key, but a replayed message 1 does
 /// too: a session only becomes real with the controller's `hello`, its first authenticated
 /// transport message, which must arrive before the hello deadline; anything else first is a
-/// protocol error. Then the session is established — claiming control, controlling or watching —
-/// with its budgets and, once streaming starts, its `FrameScheduler`.
+/// protocol error. With approval on, the session then waits for the person at the host to accept
+/// it (or for the approval deadline, refused); a view-only session that takes neither pictures nor
+/// the clipboard (a ping, a presence probe) observes nothing and needs no approval. Then the
+/// session is established — claiming control, controlling or watching — with its budgets and, once
+/// streaming starts, its `FrameScheduler`.
 public struct HostSessionMachine: Sendable {
     /// What this host lets the session do.
     public struct Policy: Sendable, Equatable {
@@ -18,12 +21,16 @@ public struct HostSessionMachine: Sendable {
         public var acceptsInput: Bool
         /// The host shares its clipboard (nil: it does not).
         public var clipboard: ClipboardPolicy?
+        /// How long the person at the host has to accept a new session (nil: sessions need no approval).
+        public var approvalTimeoutMicros: UInt64?
 
-        public init(helloTimeoutMicros: UInt64, viewOnlyGrant: Bool, acceptsInput: Bool, clipboard: ClipboardPolicy?) {
+        public init(helloTimeoutMicros: UInt64, viewOnlyGrant: Bool, acceptsInput: Bool, clipboard: ClipboardPolicy?,
+                    approvalTimeoutMicros: UInt64? = nil) {
             self.helloTimeoutMicros = helloTimeoutMicros
             self.viewOnlyGrant = viewOnlyGrant
             self.acceptsInput = acceptsInput
             self.clipboard = clipboard
+            self.approvalTimeoutMicros = approvalTimeoutMicros
         }
     }
 
@@ -53,8 +60,18 @@ public struct HostSessionMachine: Sendable {
         public var frames: FrameScheduler?
     }
 
+    /// A session whose hello arrived, waiting for the person at the host.
+    public struct AwaitingApproval: Sendable, Equatable {
+        public var capabilities: Capabilities
+        public var agent: String
+        public var deadlineMicros: UInt64
+        /// The controller's newest picture request meanwhile, applied once accepted.
+        public var pictureRequest: PictureRequest?
+    }
+
     public enum State: Sendable {
         case awaitingHello(deadlineMicros: UInt64)
+        case awaitingApproval(AwaitingApproval)
         case established(Established)
         /// The machine asked to close; the connection is flushing.
         case closing(reason: CloseReason, heldControl: Bool)
@@ -81,7 +98,7 @@ public struct HostSessionMachine: Sendable {
     /// Whether this session controls the host's input (so its end releases what it holds).
     public var hasControl: Bool {
         switch state {
-        case .awaitingHello: false
+        case .awaitingHello, .awaitingApproval: false
         case .established(let established): established.role == .controlling
         case .closing(_, let held), .closed(let held): held
         }
@@ -109,8 +126,24 @@ public struct HostSessionMachine: Sendable {
             guard case .hello(_, let capabilities, let agent) = message else {
                 return close(.protocolError, text: "the controller's first message must be hello, not \(message.type)")
             }
-            state = .established(Established(role: policy.viewOnlyGrant ? .watching : .claiming))
-            return [.begin(capabilities: capabilities, agent: agent)]
+            if let timeout = policy.approvalTimeoutMicros, needsApproval(capabilities) {
+                state = .awaitingApproval(AwaitingApproval(capabilities: capabilities, agent: agent, deadlineMicros: now &+ timeout))
+                let seconds = timeout / 1_000_000
+                return [.askApproval(viewOnly: policy.viewOnlyGrant),
+                        .send(.error(code: .awaitingApproval, text: "waiting for the person at the host to accept this session (up to \(seconds) s)"))]
+            }
+            return establish(capabilities: capabilities, agent: agent)
+        case .awaitingApproval(var waiting):
+            // Nothing reaches the host before it is accepted; only the picture wanted is kept.
+            switch message {
+            case .pictureRequest(let request):
+                waiting.pictureRequest = request
+                state = .awaitingApproval(waiting)
+                return []
+            case .hello, .pong, .ping, .close, .error, .stats, .frameAck, .input, .clipboard, .clipboardRequest, .pairRequest, .pairAccepted,
+                 .frameUpdate, .compactFrame, .cursorShape, .cursorPosition, .pictureMapping, .linkStats, .relayCredentials, .monitorLayout:
+                return []
+            }
         case .established:
             let policy = policy
             return withEstablished { $0.handle(message, policy: policy, now: now) } ?? []
@@ -119,7 +152,29 @@ public struct HostSessionMachine: Sendable {
         }
     }
 
+    /// Whether a session announcing `capabilities` waits for the person at the host: all but a
+    /// view-only one that takes neither pictures nor the clipboard.
+    private func needsApproval(_ capabilities: Capabilities) -> Bool {
+        let observing: Capabilities = Capabilities.rectEncodings.union(.clipboard)
+        return !policy.viewOnlyGrant || !capabilities.isDisjoint(with: observing)
+    }
+
+    private mutating func establish(capabilities: Capabilities, agent: String) -> [HostSessionAction] {
+        state = .established(Established(role: policy.viewOnlyGrant ? .watching : .claiming))
+        return [.begin(capabilities: capabilities, agent: agent)]
+    }
+
     // MARK: The driver's reports
+
+    /// The person at the host answered the session's approval request. Accepted, it begins as
+    /// if no approval had been needed (with the picture the controller asked for meanwhile).
+    public mutating func approvalAnswered(accepted: Bool, now: UInt64) -> [HostSessionAction] {
+        guard case .awaitingApproval(let waiting) = state else { return [] }
+        guard accepted else { return close(.policyRefused, text: "the person at the host refused this session") }
+        var actions = establish(capabilities: waiting.capabilities, agent: waiting.agent)
+        if let request = waiting.pictureRequest { actions.append(.showPicture(request)) }
+        return actions
+    }
 
     /// Control was claimed for this session.
     public mutating func controlGranted() {
@@ -162,7 +217,7 @@ public struct HostSessionMachine: Sendable {
     /// The session closes (a revoked controller, the host's failure); nothing more is done for it.
     public mutating func close(_ reason: CloseReason, text: String) -> [HostSessionAction] {
         switch state {
-        case .awaitingHello, .established:
+        case .awaitingHello, .awaitingApproval, .established:
             state = .closing(reason: reason, heldControl: hasControl)
             return [.close(reason, text: text)]
         case .closing, .closed:
@@ -183,6 +238,10 @@ public struct HostSessionMachine: Sendable {
         case .awaitingHello(let deadline):
             guard now >= deadline else { return [] }
             return close(.timeout, text: "no hello within \(policy.helloTimeoutMicros / 1000) ms of the handshake")
+        case .awaitingApproval(let waiting):
+            guard now >= waiting.deadlineMicros else { return [] }
+            let seconds = (policy.approvalTimeoutMicros ?? 0) / 1_000_000
+            return close(.policyRefused, text: "nobody at the host accepted this session within \(seconds) s")
         case .established:
             return withFrames { $0.tick(now: now, stream: stream) } ?? []
         case .closing, .closed:
@@ -195,6 +254,8 @@ public struct HostSessionMachine: Sendable {
         switch state {
         case .awaitingHello(let deadline):
             return .events(untilMicros: deadline, thenGlanceAtScreen: false)
+        case .awaitingApproval(let waiting):
+            return .events(untilMicros: waiting.deadlineMicros, thenGlanceAtScreen: false)
         case .established:
             return withFrames { $0.nextWake(now: now, stream: stream) } ?? .events(untilMicros: nil, thenGlanceAtScreen: false)
         case .closing, .closed:

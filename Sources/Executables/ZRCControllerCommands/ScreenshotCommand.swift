@@ -100,6 +100,7 @@ struct ScreenshotCommand: AsyncParsableCommand {
         var newest: ComposedFrame?
         var lastChange = clock.now
         var fewestInexact = Int.max
+        var announced = false
         while clock.now < min(deadline, hardDeadline) {
             if let frame = await session.pollFrame(newerThan: newest?.version ?? 0) {
                 newest = frame
@@ -112,6 +113,12 @@ struct ScreenshotCommand: AsyncParsableCommand {
                 return newest
             }
             if await session.end != nil { return newest }
+            if await session.awaitingApproval {
+                // The person at the host has not answered yet: their time does not count.
+                if !announced { Console.warn("zrc-ctl: waiting for the person at the host to accept this session…") }
+                announced = true
+                deadline = max(deadline, clock.now + patience)
+            }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return newest

@@ -39,6 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Show no session indicator on the shared screen and grab no end-sessions key (host.json: \"indicator\": false).")
     var noIndicator = false
 
+    @Flag(help: "Make each new session wait until the person at the host accepts it in the indicator (host.json: \"approveSessions\": true).")
+    var approve = false
+
     @Flag(help: "Share no clipboard with controllers (host.json: \"clipboard\": false).")
     var noClipboard = false
 
@@ -69,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--advertise `\(address)` is not an address")
         }
         if virtual, display != nil { throw ValidationError("--virtual starts a display of its own; leave out --display") }
+        if approve, noIndicator { throw ValidationError("--approve asks in the session indicator; leave out --no-indicator") }
         if let size {
             guard virtual else { throw ValidationError("--size is the size of the --virtual desktop; add --virtual") }
             guard Self.parseSize(size) != nil else {
@@ -128,10 +132,13 @@ struct ServeCommand: AsyncParsableCommand {
                        displayName: String?, cookie: [UInt8]?, shutdown: ShutdownRequest) async throws {
         let config = context.config
         var sharing = try screenSharing(context, displayName: displayName, cookie: cookie)
-        let indicator = sessionIndicator(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil)
-        if indicator != nil, let input = sharing?.input, let combo = try? KeyCombo(parsing: config.endSessionsKey) {
-            // The person at the host's combination is never pressed by a controller.
-            sharing?.input = ReservedKeyFilter(input, reserved: [combo])
+        let approval = approve || config.approveSessions
+        let indicator = try sessionIndicator(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil, approval: approval)
+        if indicator != nil, let input = sharing?.input {
+            // The person at the host's combinations are never pressed by a controller.
+            let reserved = (approval ? [config.endSessionsKey, config.acceptSessionKey, config.refuseSessionKey] : [config.endSessionsKey])
+                .compactMap { try? KeyCombo(parsing: $0) }
+            sharing?.input = ReservedKeyFilter(input, reserved: reserved)
         }
         let clipboard = try clipboardSharing(context, displayName: displayName, cookie: cookie, sharesScreen: sharing != nil)
         await clipboard?.bridge.start()
@@ -149,6 +156,7 @@ struct ServeCommand: AsyncParsableCommand {
             reach: ReachWiring.hostReach(config), lanDiscovery: ReachWiring.hostLanDiscovery(config))
         serverConfiguration.cpace = try SodiumCPaceGroup()
         serverConfiguration.indicator = indicator
+        serverConfiguration.approvalTimeout = approval ? .seconds(config.approvalTimeoutSeconds) : nil
         let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                 controllers: context.controllers, logger: context.logger)
         let serving = Task {
@@ -187,13 +195,26 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The window that shows who is connected, with the end-sessions key; nil (with a warning
-    /// when it should have been there) when off or when the display refuses it.
-    private func sessionIndicator(_ context: HostContext, displayName name: String?, cookie: [UInt8]?, sharesScreen: Bool) -> X11SessionIndicator? {
-        guard sharesScreen, !noIndicator, context.config.indicator else { return nil }
+    /// The window that shows who is connected, with the end-sessions key (and the approval keys
+    /// when sessions need approval); nil (with a warning when it should have been there) when off
+    /// or when the display refuses it. Approval without an indicator is an error: nobody could
+    /// accept a session.
+    private func sessionIndicator(_ context: HostContext, displayName name: String?, cookie: [UInt8]?, sharesScreen: Bool,
+                                  approval: Bool) throws(CommandError) -> X11SessionIndicator? {
+        let config = context.config
+        guard sharesScreen, !noIndicator, config.indicator else {
+            guard !approval else {
+                throw CommandError(.failure, "session approval needs the session indicator on a shared screen "
+                    + (sharesScreen ? "(drop --no-indicator, or set \"indicator\": true in host.json)" : "(give --display or --virtual)"))
+            }
+            return nil
+        }
         do {
-            return try X11SessionIndicator(displayName: name, cookie: cookie, endKey: context.config.endSessionsKey, logger: context.logger)
+            return try X11SessionIndicator(displayName: name, cookie: cookie, endKey: config.endSessionsKey,
+                                           approvalKeys: approval ? .init(accept: config.acceptSessionKey, refuse: config.refuseSessionKey) : nil,
+                                           logger: context.logger)
         } catch {
+            guard !approval else { throw CommandError(.failure, "session approval needs the session indicator, which display \(name ?? "?") refused: \(error)") }
             context.logger.warning("no session indicator on display \(name ?? "?"): \(error)")
             return nil
         }

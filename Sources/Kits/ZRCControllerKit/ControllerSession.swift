@@ -23,6 +23,9 @@ public actor ControllerSession {
     /// Ping IDs of explicit pings live in the upper half so they never meet keepalive IDs.
     private var nextPingID: UInt64 = 1 << 63
     public private(set) var end: ConnectionEnd?
+    /// The host asked the person at it to accept this session and has not sent a frame since
+    /// (commands waiting for a picture wait longer meanwhile).
+    public private(set) var awaitingApproval = false
     /// The path the session runs over (`direct TCP …`, `ICE direct (srflx)`, `relay via …`).
     public nonisolated let path: TransportPath
     private var endWaiters: [CheckedContinuation<ConnectionEnd, Never>] = []
@@ -82,6 +85,8 @@ public actor ControllerSession {
             return
         }
         switch message {
+        case .error(.awaitingApproval, _):
+            awaitingApproval = true
         case .frameUpdate(let update):
             frameContext.note(update)
             await received(update)
@@ -126,6 +131,7 @@ public actor ControllerSession {
 
     /// An update, however it came (full or compact).
     private func received(_ update: FrameUpdate) async {
+        awaitingApproval = false
         for rect in update.rects {
             switch rect.content {
             case .jpeg: encodingsReceived.insert(.jpegRects)

@@ -23,6 +23,8 @@ public actor HostServer {
     /// The live sessions as the indicator shows them, newest only (see `HostServer+Indicator`).
     let indicatorUpdates = AsyncStream<[IndicatedSession]>.makeStream(bufferingPolicy: .bufferingNewest(1))
     var sessions = LiveSessions()
+    /// Sessions waiting for the person at the host, oldest first (see `HostServer+Indicator`).
+    var approvals: [PendingApproval] = []
     /// Keys revoked while this server runs: a handshake that passed its authorization check just
     /// before a revoke must not register afterwards (the check and the registration are separate
     /// actor steps). Cleared when the key pairs again.

@@ -45,6 +45,9 @@ public struct HostServerConfiguration: Sendable {
     public var cpace: (any CPaceGroup)?
     /// Shows the live sessions on the shared screen and ends them on the person's key; nil: none.
     public var indicator: (any SessionIndicator)?
+    /// How long a new session waits for the person at the host to accept it in the indicator
+    /// (nil: sessions need no approval). Needs `indicator`: nobody could answer otherwise.
+    public var approvalTimeout: Duration?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),

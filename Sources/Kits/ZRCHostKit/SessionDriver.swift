@@ -39,6 +39,12 @@ actor SessionDriver {
         loop = Task { await run(connection) }
     }
 
+    /// The person at the host answered this session's request for approval.
+    func approvalAnswered(_ accepted: Bool) async {
+        await perform(machine.approvalAnswered(accepted: accepted, now: WireClock.monotonicMicros()))
+        wake()
+    }
+
     /// A message from the controller, handled before the next is read.
     func received(_ message: ZRCMessage) async {
         await perform(machine.received(message, now: WireClock.monotonicMicros()))
@@ -49,6 +55,7 @@ actor SessionDriver {
     /// clipboard for the session after it ended.
     func stop() async {
         machine.connectionEnded()
+        await flow.server.withdrawApproval(sessionID: flow.sessionID)
         let beside = besideTasks.values
         besideTasks = [:]
         for task in beside { task.cancel() }
@@ -127,6 +134,10 @@ actor SessionDriver {
         switch action {
         case .begin(let capabilities, let agent):
             await begin(capabilities: capabilities, agent: agent, connection: connection)
+        case .askApproval(let viewOnly):
+            await flow.server.requestApproval(sessionID: flow.sessionID, controllerName: flow.controllerName, viewOnly: viewOnly) {
+                [weak self] accepted in await self?.approvalAnswered(accepted)
+            }
         case .inject(let event):
             await inject(event)
         case .acknowledgeFrame(let frameID):

@@ -41,7 +41,8 @@ struct SessionFlow: Sendable {
         return HostSessionMachine.Policy(
             helloTimeoutMicros: ConnectionTimings.micros(configuration.handshakeTimeout),
             viewOnlyGrant: granted.contains(.viewOnly), acceptsInput: configuration.sharing?.input != nil,
-            clipboard: configuration.clipboard.map { .init(selections: $0.selections, inViewOnlySessions: $0.inViewOnlySessions) })
+            clipboard: configuration.clipboard.map { .init(selections: $0.selections, inViewOnlySessions: $0.inViewOnlySessions) },
+            approvalTimeoutMicros: configuration.indicator == nil ? nil : configuration.approvalTimeout.map(ConnectionTimings.micros))
     }
 
     var input: (any InputSink)? { server.configuration.sharing?.input }

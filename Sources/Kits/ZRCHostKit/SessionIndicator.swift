@@ -1,32 +1,77 @@
 public import ZRCProtocol
 
 /// What the person at the host sees of the live sessions: a window on the shared screen (the
-/// X11 one in the executable), and a key combination that ends them all.
+/// X11 one in the executable), and key combinations that end them all or answer a session's
+/// request for approval.
 public protocol SessionIndicator: Sendable {
     /// Shows `sessions` (none: hidden).
     func show(_ sessions: [IndicatedSession]) async
-    /// A value each time the person at the host pressed the end-sessions combination.
-    var endRequests: AsyncStream<Void> { get }
+    /// What the person at the host pressed, as it happens.
+    var requests: AsyncStream<IndicatorRequest> { get }
     func stop() async
 }
 
-/// One live session as the indicator names it.
+/// A combination the person at the host pressed.
+public enum IndicatorRequest: Sendable, Equatable {
+    /// End every session (and refuse every request).
+    case endAll
+    /// Accept the oldest session waiting for approval.
+    case accept
+    /// Refuse the oldest session waiting for approval.
+    case refuse
+}
+
+/// The combinations as the indicator names them (`Ctrl+Alt+Shift+End`).
+public struct IndicatorKeys: Sendable, Equatable {
+    public struct Approval: Sendable, Equatable {
+        public var accept: String
+        public var refuse: String
+
+        public init(accept: String, refuse: String) {
+            self.accept = accept
+            self.refuse = refuse
+        }
+    }
+
+    public var end: String
+    /// Accept and refuse (nil: sessions need no approval).
+    public var approval: Approval?
+
+    public init(end: String, approval: Approval? = nil) {
+        self.end = end
+        self.approval = approval
+    }
+}
+
+/// One session as the indicator names it: live, or waiting for the person at the host.
 public struct IndicatedSession: Sendable, Equatable {
     public var controllerName: String
     public var viewOnly: Bool
+    /// It waits for approval (it is not live yet).
+    public var awaitingApproval: Bool
 
-    public init(controllerName: String, viewOnly: Bool) {
+    public init(controllerName: String, viewOnly: Bool, awaitingApproval: Bool = false) {
         self.controllerName = controllerName
         self.viewOnly = viewOnly
+        self.awaitingApproval = awaitingApproval
     }
 
-    /// The indicator's lines for `sessions` and the combination that ends them.
-    public static func lines(for sessions: [IndicatedSession], endKey: String) -> [String] {
-        guard !sessions.isEmpty else { return [] }
-        let names = sessions.map { "\(TerminalSafeText.sanitized($0.controllerName)) (\($0.viewOnly ? "view-only" : "in control"))" }
-        let head = sessions.count == 1 ? "ZRC: \(names[0]) is connected to this screen"
-            : "ZRC: \(sessions.count) sessions on this screen: " + names.joined(separator: ", ")
-        return [head, "Press \(endKey) to end \(sessions.count == 1 ? "it" : "them all")"]
+    /// The indicator's lines for `sessions`: the oldest request for approval first, with the
+    /// keys that answer it, then the live sessions and the combination that ends them.
+    public static func lines(for sessions: [IndicatedSession], keys: IndicatorKeys) -> [String] {
+        var lines: [String] = []
+        let waiting = sessions.filter(\.awaitingApproval)
+        if let first = waiting.first, let approval = keys.approval {
+            lines.append("ZRC: \(TerminalSafeText.sanitized(first.controllerName)) asks to \(first.viewOnly ? "watch" : "control") this screen")
+            let more = waiting.count > 1 ? " (\(waiting.count - 1) more waiting)" : ""
+            lines.append("Press \(approval.accept) to accept, \(approval.refuse) to refuse\(more)")
+        }
+        let live = sessions.filter { !$0.awaitingApproval }
+        guard !live.isEmpty else { return lines }
+        let names = live.map { "\(TerminalSafeText.sanitized($0.controllerName)) (\($0.viewOnly ? "view-only" : "in control"))" }
+        let head = live.count == 1 ? "ZRC: \(names[0]) is connected to this screen"
+            : "ZRC: \(live.count) sessions on this screen: " + names.joined(separator: ", ")
+        return lines + [head, "Press \(keys.end) to end \(live.count == 1 ? "it" : "them all")"]
     }
 }
 

@@ -5,27 +5,36 @@ public import ZRCProtocol
 import ZRCX11
 
 /// The host's session indicator on its X display: `X11Indicator` on a connection of its own,
-/// driven by this actor, with the end-sessions combination grabbed on the root window.
+/// driven by this actor, with the end-sessions combination (and, when sessions need approval, the
+/// accept and refuse combinations) grabbed on the root window.
 public actor X11SessionIndicator: SessionIndicator {
     private let indicator: X11Indicator
-    private let endKey: String
+    private let keys: IndicatorKeys
     private let logger: Logger
     private let wakeUp = SocketReadiness.WakeUp()
-    public nonisolated let endRequests: AsyncStream<Void>
-    private let endSink: AsyncStream<Void>.Continuation
+    public nonisolated let requests: AsyncStream<IndicatorRequest>
+    private let requestSink: AsyncStream<IndicatorRequest>.Continuation
     private var loop: Task<Void, Never>?
 
-    /// Connects to `displayName` (`cookie` as for `X11Connection`) and grabs `endKey` there.
-    public init(displayName: String?, cookie: [UInt8]? = nil, endKey: String, logger: Logger) throws {
+    /// Connects to `displayName` (`cookie` as for `X11Connection`) and grabs `endKey` there, and
+    /// `approvalKeys` when given.
+    public init(displayName: String?, cookie: [UInt8]? = nil, endKey: String, approvalKeys: IndicatorKeys.Approval? = nil,
+                logger: Logger) throws {
         indicator = try X11Indicator(displayName: displayName, cookie: cookie)
         try indicator.grab(try KeyCombo(parsing: endKey), index: 0)
-        self.endKey = endKey
+        if let approvalKeys {
+            try indicator.grab(try KeyCombo(parsing: approvalKeys.accept), index: 1)
+            try indicator.grab(try KeyCombo(parsing: approvalKeys.refuse), index: 2)
+        }
+        keys = IndicatorKeys(end: Self.displayed(endKey),
+                             approval: approvalKeys.map { .init(accept: Self.displayed($0.accept), refuse: Self.displayed($0.refuse)) })
         self.logger = logger
-        (endRequests, endSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // Every press counts (each answers one request), but a flood of them is bounded.
+        (requests, requestSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
     }
 
     public func show(_ sessions: [IndicatedSession]) {
-        indicator.show(IndicatedSession.lines(for: sessions, endKey: Self.displayed(endKey)))
+        indicator.show(IndicatedSession.lines(for: sessions, keys: keys))
         startIfNeeded()
         wakeUp.fire()
     }
@@ -36,7 +45,7 @@ public actor X11SessionIndicator: SessionIndicator {
         running?.cancel()
         await running?.value
         indicator.show([])
-        endSink.finish()
+        requestSink.finish()
     }
 
     private func startIfNeeded() {
@@ -49,12 +58,15 @@ public actor X11SessionIndicator: SessionIndicator {
             do {
                 for event in try indicator.processEvents() {
                     switch event {
-                    case .combination: endSink.yield()
+                    case .combination(0): requestSink.yield(.endAll)
+                    case .combination(1): requestSink.yield(.accept)
+                    case .combination(2): requestSink.yield(.refuse)
+                    case .combination: break
                     }
                 }
             } catch {
                 logger.error("the session indicator stopped: \(error)")
-                endSink.finish()
+                requestSink.finish()
                 return
             }
             await SocketReadiness.wait(fileDescriptor: indicator.fileDescriptor, timeout: .seconds(10), wakeUp: wakeUp)

@@ -32,7 +32,8 @@ public final class HostHarness: Sendable {
          deadPeerTimeout: Duration = .seconds(30),
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil, listen: String = "127.0.0.1",
-         lanDiscovery: (any LanDiscovery)? = nil, indicator: (any SessionIndicator)? = nil) throws {
+         lanDiscovery: (any LanDiscovery)? = nil, indicator: (any SessionIndicator)? = nil,
+         approvalTimeout: Duration? = nil) throws {
         PoolStallWatch.start()
         let crypto = try SodiumCrypto()
         self.crypto = crypto
@@ -52,6 +53,7 @@ public final class HostHarness: Sendable {
             clipboard: clipboard, policy: policy, reach: reach, lanDiscovery: lanDiscovery)
         configuration.cpace = try SodiumCPaceGroup()
         configuration.indicator = indicator
+        configuration.approvalTimeout = approvalTimeout
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)

@@ -64,6 +64,10 @@ private let key = String(repeating: "ab", count: 32)
         (#"{"keyStore": "vault"}"#, "keyStore", "not one of: keyring, file"),
         (#"{"keepaliveIntervalSeconds": 10, "deadPeerTimeoutSeconds": 5}"#, "deadPeerTimeoutSeconds", "longer than"),
         (#"{"inviteLifetime": 60}"#, "inviteLifetime", "unknown field"),
+        (#"{"approvalTimeoutSeconds": 5}"#, "approvalTimeoutSeconds", "between 10 and 600"),
+        (#"{"acceptSessionKey": "ctrl+hyper+y"}"#, "acceptSessionKey", "not a modifier"),
+        (#"{"refuseSessionKey": "ctrl+alt+shift+End"}"#, "refuseSessionKey", "already the combination"),
+        (#"{"endSessionsKey": "ctrl+alt+shift+Y"}"#, "acceptSessionKey", "already the combination"),
     ])
     func badHostConfigIsRefused(json: String, field: String, reason: String) throws {
         let directory = try TemporaryDirectory()

@@ -61,6 +61,7 @@ struct HostCommandParseTests {
             #expect(!serve.noClipboard)
             #expect(!serve.virtual)
             #expect(serve.size == nil)
+            #expect(!serve.approve)
         }
     }
 
@@ -68,7 +69,7 @@ struct HostCommandParseTests {
     func serveOptions() {
         assertParse(root, ["serve", "--listen", "[::]:7421", "--host-name", "Desk 2", "--advertise", "192.0.2.7",
                            "--advertise", "[2001:db8::1]:7422", "--display", ":1", "--monitor", "HDMI-1", "--policy", "refuse",
-                           "--no-clipboard"], as: ServeCommand.self) { serve in
+                           "--no-clipboard", "--approve"], as: ServeCommand.self) { serve in
             #expect(serve.listen == "[::]:7421")
             #expect(serve.hostName == "Desk 2")
             #expect(serve.advertise == ["192.0.2.7", "[2001:db8::1]:7422"])
@@ -76,6 +77,7 @@ struct HostCommandParseTests {
             #expect(serve.monitor == "HDMI-1")
             #expect(serve.policy == SessionPolicy.refuse)
             #expect(serve.noClipboard)
+            #expect(serve.approve)
             #expect(!serve.virtual)
         }
         assertParse(root, ["serve", "--listen", "127.0.0.1:0"], as: ServeCommand.self) { #expect($0.listen == "127.0.0.1:0") }
@@ -205,6 +207,7 @@ struct HostCommandParseTests {
         // Options that exclude or need each other.
         (["serve", "--virtual", "--display", ":1"], "--virtual starts a display of its own; leave out --display"),
         (["serve", "--size", "800x600"], "--size is the size of the --virtual desktop; add --virtual"),
+        (["serve", "--approve", "--no-indicator"], "--approve asks in the session indicator; leave out --no-indicator"),
     ])
     func refused(_ arguments: [String], _ message: String) {
         assertParseFailure(root, arguments, message: message)

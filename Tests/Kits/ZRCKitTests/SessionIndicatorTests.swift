@@ -95,8 +95,16 @@ import ZRCKitTesting
          ["ZRC: ann@laptop (in control) is connected to this screen", "Press Ctrl+Alt+Shift+End to end it"]),
         ([IndicatedSession(controllerName: "ann", viewOnly: false), IndicatedSession(controllerName: "bob\u{1B}[2J", viewOnly: true)],
          ["ZRC: 2 sessions on this screen: ann (in control), bob\u{FFFD}[2J (view-only)", "Press Ctrl+Alt+Shift+End to end them all"]),
+        ([IndicatedSession(controllerName: "eve\u{7}", viewOnly: false, awaitingApproval: true)],
+         ["ZRC: eve\u{FFFD} asks to control this screen", "Press Ctrl+Alt+Shift+Y to accept, Ctrl+Alt+Shift+N to refuse"]),
+        ([IndicatedSession(controllerName: "ann", viewOnly: true, awaitingApproval: true),
+          IndicatedSession(controllerName: "bob", viewOnly: false, awaitingApproval: true),
+          IndicatedSession(controllerName: "cat", viewOnly: false)],
+         ["ZRC: ann asks to watch this screen", "Press Ctrl+Alt+Shift+Y to accept, Ctrl+Alt+Shift+N to refuse (1 more waiting)",
+          "ZRC: cat (in control) is connected to this screen", "Press Ctrl+Alt+Shift+End to end it"]),
     ])
     func theIndicatorNamesEachControllerAndHowToEndThem(sessions: [IndicatedSession], lines: [String]) {
-        #expect(IndicatedSession.lines(for: sessions, endKey: "Ctrl+Alt+Shift+End") == lines)
+        let keys = IndicatorKeys(end: "Ctrl+Alt+Shift+End", approval: .init(accept: "Ctrl+Alt+Shift+Y", refuse: "Ctrl+Alt+Shift+N"))
+        #expect(IndicatedSession.lines(for: sessions, keys: keys) == lines)
     }
 }

@@ -18,4 +18,7 @@ public struct NoticeCode: RawRepresentable, Sendable, Hashable {
     /// Clipboard content from the controller was not applied: not UTF-8 text, the session may not
     /// write the clipboard, or the host's X server refused it. The text says which.
     public static let clipboardRefused = NoticeCode(rawValue: 6)
+    /// The host asks the person at it to accept this session; frames and input wait until then.
+    /// The session closes (`policyRefused`) when refused or not accepted in time.
+    public static let awaitingApproval = NoticeCode(rawValue: 7)
 }
