@@ -137,6 +137,32 @@ class Driver:
         self.page.click(selector)
         return {}
 
+    def op_fill(self, selector, text):
+        """Types into a field as a user would (the field is focused first)."""
+        self.page.fill(selector, text)
+        return {}
+
+    def op_select(self, selector, value):
+        self.page.select_option(selector, value)
+        return {}
+
+    def op_press(self, key):
+        """One key on whatever has the focus (keyboard-only use of the app)."""
+        self.page.keyboard.press(key)
+        return {}
+
+    def op_typeText(self, text):
+        self.page.keyboard.type(text)
+        return {}
+
+    def op_text(self, selector):
+        return {"text": self.page.eval_on_selector(selector, "e => e.textContent")}
+
+    def op_focused(self):
+        """What has the keyboard focus: its tag, id, text and data-key."""
+        return {"value": self.page.evaluate("""() => { const e = document.activeElement;
+            return e ? { tag: e.tagName, id: e.id, text: e.textContent, key: e.dataset?.key ?? null } : null; }""")}
+
     def op_focus(self):
         self.page.focus("#keyboard-sink")
         return {}

@@ -155,10 +155,16 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
     public var clipboard: Bool
     /// Let the viewer write every host copy into the terminal's clipboard without asking.
     public var clipboardFromHost: Bool
+    /// The terminal viewer's renderer when `view` is given none.
+    public var renderer: RendererChoice
+    /// What a paste in the terminal viewer does at first (Ctrl+] p cycles).
+    public var pasteMode: PasteModeChoice
 
     public init() {
         clipboard = true
         clipboardFromHost = false
+        renderer = .auto
+        pasteMode = .type
         controllerName = nil
         keyStore = .keyring
         rendezvousUrls = []
@@ -168,7 +174,7 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference, clipboard, clipboardFromHost
+        case controllerName, keyStore, rendezvousUrls, relayUrls, stunUrls, transportPreference, clipboard, clipboardFromHost, renderer, pasteMode
     }
 
     public init(from decoder: any Decoder) throws {
@@ -185,7 +191,20 @@ public struct ControllerConfig: Codable, Sendable, Equatable {
         transportPreference = try container.decodeTransportPreference(forKey: .transportPreference) ?? .auto
         clipboard = try container.decodeIfPresent(Bool.self, forKey: .clipboard) ?? true
         clipboardFromHost = try container.decodeIfPresent(Bool.self, forKey: .clipboardFromHost) ?? false
+        renderer = try container.decodeChoice(RendererChoice.self, forKey: .renderer) ?? .auto
+        pasteMode = try container.decodeChoice(PasteModeChoice.self, forKey: .pasteMode) ?? .type
     }
+}
+
+/// `controller.json`'s `renderer`: the best the terminal supports, or a fixed one.
+public enum RendererChoice: String, Codable, Sendable, CaseIterable {
+    case auto, kitty, sixel, symbols
+}
+
+/// `controller.json`'s `pasteMode`: typed, through the host's clipboard and Ctrl+V, or into the
+/// host's clipboard only.
+public enum PasteModeChoice: String, Codable, Sendable, CaseIterable {
+    case type, paste, setClipboard
 }
 
 extension KeyedDecodingContainer {

@@ -43,6 +43,21 @@ public actor KnownHostsStore {
         }
     }
 
+    /// Gives the host `name` the local name `newName` (the key and everything else stay).
+    public func rename(named name: String, to newName: String) throws(StorageError) {
+        let file = file
+        if let problem = DeviceName.problem(with: newName) { throw StorageError(.invalid, path: file.path, field: "name", reason: problem) }
+        try update { (document) throws(StorageError) in
+            guard let index = document.hosts.firstIndex(where: { $0.name == name }) else {
+                throw StorageError(.notFound, path: file.path, reason: "no paired host named `\(name)`")
+            }
+            guard newName == name || !document.hosts.contains(where: { $0.name == newName }) else {
+                throw StorageError(.invalid, path: file.path, field: "name", reason: "another host is already paired as `\(newName)`")
+            }
+            document.hosts[index].name = newName
+        }
+    }
+
     /// Records a successful connection; `workingAddress` (host:port) moves to the front of the
     /// host's addresses (or joins them, e.g. found by LAN discovery after the host's address
     /// changed), so the next connection tries it first.

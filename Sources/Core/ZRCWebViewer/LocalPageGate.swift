@@ -9,6 +9,8 @@
 /// - `Host` must name this server exactly (`127.0.0.1:PORT`, `localhost:PORT`, `[::1]:PORT`):
 ///   a DNS-rebound name is refused.
 /// - The WebSocket upgrade needs the cookie and an `Origin` equal to the page's own origin.
+/// - The app's API (`zrc-ctl app`: `POST /api/…`, JSON) needs the same cookie and `Origin`; a
+///   server without an API (`view --web`) has none of those paths.
 ///
 /// Sans-IO: requests in, decisions out; randomness comes in as bytes.
 public struct LocalPageGate: Sendable {
@@ -16,6 +18,8 @@ public struct LocalPageGate: Sendable {
     public static let maximumHeadBytes = 8192
     public static let maximumHeaderCount = 32
     public static let maximumBodyBytes = 1024
+    /// An API request's JSON (settings with their URL lists, an invite): more, but still small.
+    public static let maximumApiBodyBytes = 64 * 1024
     /// Cookies issued and still honoured (a new browser profile or a cleared cookie asks again).
     public static let maximumCookies = 8
 
@@ -23,14 +27,23 @@ public struct LocalPageGate: Sendable {
     private let token: [UInt8]
     /// The page's files, by path ("/" included).
     private let files: Set<String>
+    /// Whether `/api/…` exists here.
+    public let servesAPI: Bool
     private var cookies: [[UInt8]] = []
 
-    /// `token`: 16 random bytes, shown to the user in the page's URL (hex).
-    public init(port: Int, token: [UInt8], files: Set<String>) {
+    /// `token`: 16 random bytes, shown to the user in the page's URL (hex). `servesAPI`: the
+    /// app's server (`zrc-ctl app`).
+    public init(port: Int, token: [UInt8], files: Set<String>, servesAPI: Bool = false) {
         precondition(token.count == 16, "the token is 128 bits")
         self.port = port
         self.token = token
         self.files = files
+        self.servesAPI = servesAPI
+    }
+
+    /// How large a request's body to `path` may be.
+    public func bodyLimit(path: String) -> Int {
+        servesAPI && path.hasPrefix(PagePaths.apiPrefix) ? Self.maximumApiBodyBytes : Self.maximumBodyBytes
     }
 
     /// The cookie's name: per port, so two viewers on one machine keep their own.
@@ -50,6 +63,8 @@ public struct LocalPageGate: Sendable {
         case issueCookie(setCookie: String)
         /// Upgrade to the viewer's WebSocket.
         case upgrade
+        /// An API call of the app (`path` starts with `/api/`); its JSON body follows.
+        case api(path: String)
         /// Answer with `status` and say no more than `reason.text`.
         case refuse(status: Int, reason: Refusal)
     }
@@ -73,7 +88,7 @@ public struct LocalPageGate: Sendable {
     public mutating func decide(_ request: PageRequest, freshCookie: () -> [UInt8]) -> Decision {
         if request.headBytes > Self.maximumHeadBytes { return .refuse(status: 431, reason: .headTooLarge) }
         if request.headers.count > Self.maximumHeaderCount { return .refuse(status: 431, reason: .tooManyHeaders) }
-        if request.declaredBodyBytes > Self.maximumBodyBytes { return .refuse(status: 413, reason: .bodyTooLarge) }
+        if request.declaredBodyBytes > bodyLimit(path: request.path) { return .refuse(status: 413, reason: .bodyTooLarge) }
         let hosts = request.values(of: "host")
         guard hosts.count == 1, let host = hosts.first, allowedHosts.contains(host.lowercased()) else {
             return .refuse(status: 403, reason: .badHost)
@@ -96,6 +111,11 @@ public struct LocalPageGate: Sendable {
             guard originIsOwn(request, host: host) else { return .refuse(status: 403, reason: .badOrigin) }
             guard hasValidCookie(request) else { return .refuse(status: 403, reason: .noCookie) }
             return .upgrade
+        case _ where servesAPI && path.hasPrefix(PagePaths.apiPrefix):
+            guard request.method == "POST" else { return .refuse(status: 405, reason: .badMethod) }
+            guard originIsOwn(request, host: host) else { return .refuse(status: 403, reason: .badOrigin) }
+            guard hasValidCookie(request) else { return .refuse(status: 403, reason: .noCookie) }
+            return .api(path: path)
         default:
             guard request.method == "GET" || request.method == "HEAD" else { return .refuse(status: 405, reason: .badMethod) }
             guard files.contains(path) else { return .refuse(status: 404, reason: .notFound) }

@@ -34,6 +34,8 @@ public enum PagePaths {
     /// The WebSocket.
     public static let socket = "/socket"
     public static let tokenHeader = "x-zrc-token"
+    /// The app's API calls (`zrc-ctl app` only): `POST /api/NAME` with a JSON body.
+    public static let apiPrefix = "/api/"
 }
 
 /// Lower-case hex for tokens and cookies, both ways (ZRCProtocol's `Hex` only encodes).

@@ -87,13 +87,33 @@ struct ViewCommand: AsyncParsableCommand {
                 return
             }
             let viewer = TerminalViewer(
-                configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer, maximumFramesPerSecond: maxFPS,
+                configuration: ViewerConfiguration(hostName: name, viewOnly: viewOnly, renderer: renderer ?? Self.renderer(context.config.renderer),
+                                                   maximumFramesPerSecond: maxFPS,
                                                    probeTimeout: DurationText.duration(probeTimeout) ?? .milliseconds(800),
                                                    fullResolution: fullResolution, clipboard: clipboard,
-                                                   clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost)),
+                                                   clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost),
+                                                   pasteMode: Self.pasteMode(context.config.pasteMode)),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
                 makeRenderer: Self.makeRenderer, logger: context.logger)
             try Self.finish(await viewer.run(), name: name)
+        }
+    }
+
+    /// controller.json's `renderer` (nil: the best the terminal supports).
+    static func renderer(_ choice: RendererChoice) -> RendererKind? {
+        switch choice {
+        case .auto: nil
+        case .kitty: .kitty
+        case .sixel: .sixel
+        case .symbols: .symbols
+        }
+    }
+
+    static func pasteMode(_ choice: PasteModeChoice) -> PasteMode {
+        switch choice {
+        case .type: .type
+        case .paste: .paste
+        case .setClipboard: .setClipboard
         }
     }
 

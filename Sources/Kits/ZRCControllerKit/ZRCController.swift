@@ -103,6 +103,17 @@ public struct ZRCController: Sendable {
     public func pair(code: PairingCode, name: String?, group: any CPaceGroup, replacing: Bool = false, within timeout: Duration = .seconds(15),
                      now: Date = Date(), progress: @escaping @Sendable (CodePairingProgress) -> Void = { _ in }) async throws(ControllerError)
         -> KnownHost {
+        let invite = try await findHost(code: code, group: group, within: timeout, now: now, progress: progress)
+        progress(.pairing)
+        return try await pair(found: invite, name: name, replacing: replacing, now: now)
+    }
+
+    /// The first half of pairing by code: finds the host waiting with `code` and proves the code
+    /// with CPace. The invite it returns names the host (its key, from CPace's authenticated
+    /// data) and is redeemable by this controller alone for 120 s: show the host's name and
+    /// fingerprint, then `pair(found:)`.
+    public func findHost(code: PairingCode, group: any CPaceGroup, within timeout: Duration = .seconds(15), now: Date = Date(),
+                         progress: @escaping @Sendable (CodePairingProgress) -> Void = { _ in }) async throws(ControllerError) -> Invite {
         let ad: ControllerPairingAD
         do {
             ad = try ControllerPairingAD(controllerKey: identityKey, name: controllerName.prefix(utf8Bytes: ControllerPairingAD.maxNameBytes))
@@ -111,9 +122,13 @@ public struct ZRCController: Sendable {
         }
         let seeker = CodePairingSeeker(code: code, controllerAD: ad, group: group, crypto: crypto, reach: reach, brokers: reach.rendezvous,
                                        unixSeconds: UInt64(max(0, now.timeIntervalSince1970)), logger: logger, progress: progress)
-        let invite = try await seeker.seek(within: timeout)
-        progress(.pairing)
-        return try await pair(invite: invite, name: name, replacing: replacing, now: now, throughReach: true)
+        return try await seeker.seek(within: timeout)
+    }
+
+    /// The second half of pairing by code: pairs with the host `findHost` found, over whatever
+    /// path reaches it, and stores it as `name` (default: the name it announced).
+    public func pair(found invite: Invite, name: String?, replacing: Bool = false, now: Date = Date()) async throws(ControllerError) -> KnownHost {
+        try await pair(invite: invite, name: name, replacing: replacing, now: now, throughReach: true)
     }
 
     private func pair(invite: Invite, name: String?, replacing: Bool, now: Date, throughReach: Bool) async throws(ControllerError) -> KnownHost {

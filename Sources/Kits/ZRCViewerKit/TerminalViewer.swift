@@ -73,7 +73,7 @@ public actor TerminalViewer {
         (events, sink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         (renderRequests, renderSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         mapper = ViewerInputMapper(viewport: Viewport(remoteWidth: 1, remoteHeight: 1, areaWidth: 1, areaHeight: 1), cellWidth: 1,
-                                   cellHeight: 1)
+                                   cellHeight: 1, pasteMode: configuration.pasteMode)
         status = ViewerStatus(host: TerminalSafeText.sanitized(configuration.hostName), renderer: "")
         core = ViewerCore(viewOnly: configuration.viewOnly, clipboard: configuration.clipboard, clipboardFromHost: configuration.clipboardFromHost,
                           takeHint: "Ctrl+] c")

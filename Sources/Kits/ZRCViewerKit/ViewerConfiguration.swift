@@ -26,10 +26,13 @@ public struct ViewerConfiguration: Sendable {
     /// off by default, since anything on the host's display can set what would then be pasted
     /// into a local shell.
     public var clipboardFromHost: Bool
+    /// What a paste does at first (Ctrl+] p cycles).
+    public var pasteMode: PasteMode
 
     public init(hostName: String, viewOnly: Bool = false, renderer: RendererKind? = nil, maximumFramesPerSecond: Int = 60,
                 probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false, clipboard: Bool = true,
-                clipboardFromHost: Bool = false) {
+                clipboardFromHost: Bool = false, pasteMode: PasteMode = .type) {
+        self.pasteMode = pasteMode
         self.clipboard = clipboard
         self.clipboardFromHost = clipboardFromHost
         self.fullResolution = fullResolution

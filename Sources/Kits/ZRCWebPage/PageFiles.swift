@@ -14,4 +14,6 @@ public struct PageFile: Sendable {
 public enum PageFiles {
     /// Every file by URL path; "/" is the page itself.
     public static var all: [String: PageFile] { embedded }
+    /// The app's page (`zrc-ctl app`), served at `/` by the app's server.
+    public static let appEntry = "/app.html"
 }

@@ -8,9 +8,24 @@ import ZRCNetworking
 import ZRCWebViewer
 import ZRCWebPage
 
+/// An answer of the app's API: a status and a JSON body.
+public struct PageAPIResponse: Sendable {
+    public var status: Int
+    public var json: [UInt8]
+
+    public init(status: Int, json: [UInt8]) {
+        self.status = status
+        self.json = json
+    }
+}
+
+/// Answers `POST /api/NAME` calls (the path and the JSON body, at most
+/// `LocalPageGate.maximumApiBodyBytes`), which passed the gate.
+public typealias PageAPIHandler = @Sendable (_ path: String, _ body: [UInt8]) async -> PageAPIResponse
+
 /// The browser viewer's local HTTP and WebSocket server: loopback only, every request through
 /// `LocalPageGate`, the page's files from the binary, and each accepted WebSocket handed over as
-/// a `PageLink`.
+/// a `PageLink`. `zrc-ctl app` serves its app page at `/` and its API beside.
 public final class LocalPageServer: Sendable {
     /// Open connections at most (HTTP and WebSocket together); more are closed at once.
     public static let maximumConnections = 16
@@ -23,6 +38,9 @@ public final class LocalPageServer: Sendable {
     private let serverChannel: NIOAsyncChannel<Accepted, Never>
     private let logger: Logger
     private let randomBytes: @Sendable (Int) -> [UInt8]
+    /// The file served at `/`: the viewer's page, or the app's.
+    private let entry: String
+    private let api: PageAPIHandler?
 
     /// A connection and what its first request made of it.
     struct Accepted: Sendable {
@@ -37,8 +55,10 @@ public final class LocalPageServer: Sendable {
     }
 
     /// Binds `host` (a loopback address) and `port` (0: any free port). `randomBytes` gives the
-    /// token and cookies (a cryptographic source).
-    public static func bind(host: String, port: Int, logger: Logger, randomBytes: @escaping @Sendable (Int) -> [UInt8]) async throws -> LocalPageServer {
+    /// token and cookies (a cryptographic source). `app`: serve the app's page at `/` and answer
+    /// its API with `app`.
+    public static func bind(host: String, port: Int, logger: Logger, randomBytes: @escaping @Sendable (Int) -> [UInt8],
+                            app: PageAPIHandler? = nil) async throws -> LocalPageServer {
         let token = randomBytes(16)
         let box = GateBox()
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -50,18 +70,21 @@ public final class LocalPageServer: Sendable {
                 }
             }
         let boundPort = server.channel.localAddress?.port ?? port
-        let gate = LocalPageGate(port: boundPort, token: token, files: Set(PageFiles.all.keys))
+        let gate = LocalPageGate(port: boundPort, token: token, files: Set(PageFiles.all.keys), servesAPI: app != nil)
         box.gate.withLock { $0 = gate }
-        return LocalPageServer(port: boundPort, gate: box, channel: server, logger: logger, randomBytes: randomBytes)
+        return LocalPageServer(port: boundPort, gate: box, channel: server, logger: logger, randomBytes: randomBytes,
+                               entry: app == nil ? "/" : PageFiles.appEntry, api: app)
     }
 
     private init(port: Int, gate: GateBox, channel: NIOAsyncChannel<Accepted, Never>, logger: Logger,
-                 randomBytes: @escaping @Sendable (Int) -> [UInt8]) {
+                 randomBytes: @escaping @Sendable (Int) -> [UInt8], entry: String, api: PageAPIHandler?) {
         self.port = port
         self.gateBox = gate
         self.serverChannel = channel
         self.logger = logger
         self.randomBytes = randomBytes
+        self.entry = entry
+        self.api = api
     }
 
     /// The page's address with the token in its fragment.
@@ -127,19 +150,23 @@ public final class LocalPageServer: Sendable {
     private func serveRequests(_ inbound: NIOAsyncChannelInboundStream<HTTPServerRequestPart>,
                                _ outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws {
             var head: HTTPRequestHead?
-            var bodyBytes = 0
+            var body: [UInt8] = []
+            var limit = LocalPageGate.maximumBodyBytes
             for try await part in inbound {
                 switch part {
                 case .head(let received):
                     head = received
-                    bodyBytes = 0
+                    body = []
+                    let path = PageRequest(received).path
+                    limit = gateBox.gate.withLock { $0?.bodyLimit(path: path) } ?? LocalPageGate.maximumBodyBytes
                 case .body(let buffer):
-                    bodyBytes += buffer.readableBytes
-                    if bodyBytes > LocalPageGate.maximumBodyBytes {
+                    // Checked before it is kept: a body only grows to its path's limit.
+                    if body.count + buffer.readableBytes > limit {
                         logOnce(.bodyTooLarge, LocalPageGate.Refusal.bodyTooLarge.text)
                         try await respond(outbound, status: 413, keepAlive: false, head: head)
                         return
                     }
+                    body += buffer.readableBytesView
                 case .end:
                     guard let request = head else {
                         // NIO keeps no head of a WebSocket upgrade it was told to refuse (the
@@ -148,20 +175,22 @@ public final class LocalPageServer: Sendable {
                         return
                     }
                     head = nil
-                    let keepAlive = try await answer(request, outbound: outbound)
+                    let keepAlive = try await answer(request, body: body, outbound: outbound)
+                    body = []
                     if !keepAlive { return }
                 }
             }
     }
 
     /// Answers one request; false when the connection should close.
-    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws -> Bool {
+    private func answer(_ head: HTTPRequestHead, body: [UInt8],
+                        outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws -> Bool {
         let request = PageRequest(head)
         let random = randomBytes
         let decision = gateBox.gate.withLock { $0?.decide(request, freshCookie: { random(16) }) } ?? .refuse(status: 503, reason: .notFound)
         switch decision {
         case .file(let path):
-            guard let file = PageFiles.all[path] else {
+            guard let file = PageFiles.all[path == "/" ? entry : path] else {
                 try await respond(outbound, status: 404, keepAlive: head.isKeepAlive, head: head)
                 return head.isKeepAlive
             }
@@ -173,6 +202,15 @@ public final class LocalPageServer: Sendable {
             logger.info("the page exchanged its token for a cookie")
             try await respond(outbound, status: 204, extra: [("Set-Cookie", setCookie)], keepAlive: head.isKeepAlive, head: head)
             return head.isKeepAlive
+        case .api(let path):
+            guard let api else {
+                try await respond(outbound, status: 404, keepAlive: false, head: head)
+                return false
+            }
+            let answer = await api(path, body)
+            // A connection per call: none outlives `httpLifetime` in the middle of a request.
+            try await respond(outbound, status: answer.status, contentType: "application/json", body: answer.json, keepAlive: false, head: head)
+            return false
         case .upgrade:
             // Passed the gate but asked for no WebSocket upgrade.
             try await respond(outbound, status: 400, keepAlive: false, head: head)

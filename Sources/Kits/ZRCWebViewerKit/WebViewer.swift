@@ -41,10 +41,20 @@ public actor WebViewer {
     public func run(server: LocalPageServer) async -> ViewerExit {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await server.run { link in await self.adopt(link) } }
+            let exit = await runSession()
+            await server.close()
+            group.cancelAll()
+            return exit
+        }
+    }
+
+    /// Keeps the session until the page disconnects, `stop` is called, or the session cannot go
+    /// on, with pages handed over through `adopt` (the app's server routes them here).
+    public func runSession() async -> ViewerExit {
+        await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.superviseConnection() }
             group.addTask { await self.tickStatus() }
             let exit = await self.waitForExit()
-            await server.close()
             await self.session?.close(text: "the viewer ended")
             self.page?.send(.end(.ended, reason: Self.describe(exit)))
             self.page?.close()
@@ -79,7 +89,7 @@ public actor WebViewer {
     // MARK: Pages
 
     /// A page connected: it takes over from the one before, which is told so.
-    func adopt(_ link: PageLink) {
+    public func adopt(_ link: PageLink) {
         if let previous = page {
             previous.send(.end(.takenOver, reason: "another tab opened this viewer"))
             previous.close()

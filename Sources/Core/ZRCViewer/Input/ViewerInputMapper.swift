@@ -51,7 +51,8 @@ public struct ViewerInputMapper: Sendable {
 
     public static let chordKeysym: UInt32 = 0x5D  // Ctrl+]
 
-    public init(viewport: Viewport, cellWidth: Double, cellHeight: Double) {
+    public init(viewport: Viewport, cellWidth: Double, cellHeight: Double, pasteMode: PasteMode = .type) {
+        self.pasteMode = pasteMode
         self.viewport = viewport
         self.cellWidth = max(1, cellWidth)
         self.cellHeight = max(1, cellHeight)

@@ -1,6 +1,7 @@
 // The browser viewer: a local display for zrc-ctl, which alone holds the session with the host.
 // Exchanges the URL's token for a cookie, opens the local WebSocket, draws frames on animation
-// frames and acknowledges what it drew, and forwards input.
+// frames and acknowledges what it drew, and forwards input. `view --web` starts it at once; the
+// app (app.html, shell.js) opens it for the device chosen, in the same page.
 import { decodeUpdate, encode, Command } from "./wire.js";
 import { ScreenView } from "./view.js";
 import { InputForwarder } from "./input.js";
@@ -11,8 +12,10 @@ import { ClipboardBridge } from "./clipboard.js";
 
 const $ = (id) => document.getElementById(id);
 
-class Viewer {
-  constructor() {
+export class Viewer {
+  /** `onEnded(reason)`: the session ended or the user disconnected (the app goes back to its devices). */
+  constructor({ onEnded } = {}) {
+    this.onEnded = onEnded;
     this.area = $("screen-area");
     this.canvas = $("screen");
     this.sink = $("keyboard-sink");
@@ -35,13 +38,9 @@ class Viewer {
   }
 
   async start() {
-    this.input.attach(this.canvas);
-    this.touch.attach(this.canvas);
-    this.wireToolbar();
-    new ResizeObserver(() => this.relayout()).observe(this.area);
-    window.matchMedia?.(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener?.("change", () => this.relayout());
+    this.setUp();
     try {
-      await this.exchangeToken();
+      await exchangeToken("run `zrc-ctl view NAME --web` again");
     } catch (error) {
       this.status.fail(`${error.message}`);
       return;
@@ -49,25 +48,44 @@ class Viewer {
     this.connect();
   }
 
-  /** The token rides in the fragment (never sent in a request line or Referer); trade it once for the cookie. */
-  async exchangeToken() {
-    const match = /(?:^#|&)token=([0-9a-f]{32})(?:&|$)/.exec(location.hash);
-    if (!match) return;  // a reload: the cookie is already set
-    history.replaceState(null, "", location.pathname);
-    const response = await fetch("/session", { method: "POST", headers: { "X-ZRC-Token": match[1] }, credentials: "same-origin", cache: "no-store" });
-    if (response.status !== 204) throw new Error("this viewer's address is no longer valid: run `zrc-ctl view NAME --web` again");
+  /** Listeners on the page's elements: once per page. */
+  setUp() {
+    if (this.isSetUp) return;
+    this.isSetUp = true;
+    this.input.attach(this.canvas);
+    this.touch.attach(this.canvas);
+    this.wireToolbar();
+    new ResizeObserver(() => this.relayout()).observe(this.area);
+    window.matchMedia?.(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener?.("change", () => this.relayout());
   }
 
+  /** Opens the local WebSocket: a session's pictures from zrc-ctl (the app opens one per device chosen). */
   connect() {
+    this.pending = [];
+    this.viewOnly = false;
+    this.ended = false;
+    this.lastRequest = "";
+    this.inputAt = null;
+    window.zrcDrawn = undefined;  // versions start again with each session
+    this.status.reset();
     const socket = new WebSocket(`ws://${location.host}/socket`);
     socket.binaryType = "arraybuffer";
     this.socket = socket;
-    socket.addEventListener("message", (event) => this.receive(event.data));
+    socket.addEventListener("message", (event) => { if (this.socket === socket) this.receive(event.data); });
     socket.addEventListener("close", () => {
+      if (this.socket !== socket) return;
       if (!this.ended) this.status.fail("zrc-ctl is gone: this page no longer shows anything");
-      this.ended = true;
+      this.finish(this.status.element.textContent);
       this.cursor.reset();
     });
+  }
+
+  /** The session is over for this page: said once. */
+  finish(reason) {
+    this.ended = true;
+    if (this.finished === this.socket) return;
+    this.finished = this.socket;
+    this.onEnded?.(reason);
   }
 
   send(bytes) {
@@ -123,6 +141,7 @@ class Viewer {
         this.ended = true;
         this.status.fail(update.takenOver ? "another tab took over this viewer" : `session ended: ${update.reason}`);
         this.socket?.close();
+        this.finish(this.status.element.textContent);
         break;
     }
   }
@@ -205,6 +224,7 @@ class Viewer {
       this.send(encode.command(Command.disconnect));
       this.ended = true;
       this.status.fail("disconnected");
+      this.finish("disconnected");
     });
     $("fullscreen").addEventListener("click", () => this.toggleFullscreen());
     $("scale").addEventListener("change", (e) => { this.view.setMode(e.target.value); this.relayout(); });
@@ -234,6 +254,21 @@ class Viewer {
   }
 }
 
-const viewer = new Viewer();
-window.zrcViewer = viewer;
-viewer.start();
+/**
+ * The token rides in the fragment (never sent in a request line or Referer); trade it once for
+ * the cookie. Nothing to do on a reload: the cookie is already set.
+ */
+export async function exchangeToken(again) {
+  const match = /(?:^#|&)token=([0-9a-f]{32})(?:&|$)/.exec(location.hash);
+  if (!match) return;
+  history.replaceState(null, "", location.pathname);
+  const response = await fetch("/session", { method: "POST", headers: { "X-ZRC-Token": match[1] }, credentials: "same-origin", cache: "no-store" });
+  if (response.status !== 204) throw new Error(`this page's address is no longer valid: ${again}`);
+}
+
+// The viewer page starts at once; the app's page (body data-app) opens it when asked.
+if (!document.body.dataset.app) {
+  const viewer = new Viewer();
+  window.zrcViewer = viewer;
+  viewer.start();
+}

@@ -36,6 +36,13 @@ export class StatusBar {
     this.element.dataset.state = status.state ?? "";
   }
 
+  /** A new session: failures of the last one no longer hold. */
+  reset() {
+    this.failed = false;
+    this.element.dataset.state = "";
+    this.set("connecting…");
+  }
+
   fail(text) {
     this.failed = true;
     this.element.dataset.state = "ended";
