@@ -199,6 +199,19 @@ class Driver:
             catch (e) { return { error: String(e) }; }
         }""", [url, method, headers])}
 
+    def op_foreignFetch(self, foreign_url, target, body):
+        """A page from another origin posts to the app's API (the browser holds the app's cookie)."""
+        page = self.context.new_page()
+        page.goto(foreign_url)
+        result = page.evaluate("""async ([u, b]) => {
+            try { const r = await fetch(u, { method: 'POST', body: b, credentials: 'include', mode: 'no-cors',
+                                             headers: { 'Content-Type': 'text/plain' } });
+                  return String(r.status); }
+            catch (e) { return 'refused: ' + e; }
+        }""", [target, body])
+        page.close()
+        return {"value": result}
+
     def op_foreignSocket(self, foreign_url, socket_url):
         """A page from another origin tries to open the viewer's WebSocket."""
         page = self.context.new_page()

@@ -150,3 +150,49 @@ import ZRCXTestSupport
         return false
     }
 }
+
+/// `zrc-ctl app`'s API as another local user or a DNS-rebound page would call it, and from a
+/// page of another origin in the same browser: nothing gets in without the page's cookie.
+@Suite struct ControllerAppSecurityTests {
+    @Test func theAPIRefusesEveryoneButThePage() async throws {
+        let env = try EndToEndEnvironment()
+        defer { env.cleanUp() }
+        let app = try env.launch("zrc-ctl", ["app", "--no-open", "--key-id", "ctl-\(env.tag)"], role: "controller")
+        let browser = try await BrowserDriver.start()
+        do {
+            guard let url = await Wait.until(.seconds(60), { () -> String? in
+                app.stdout.split(separator: "\n").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init)
+            }), let port = Int(url.dropFirst("http://127.0.0.1:".count).prefix { $0.isNumber }) else {
+                throw SetupError("zrc-ctl app printed no address: \(app.stdout) \(app.stderr)")
+            }
+            let own = "http://127.0.0.1:\(port)"
+            let settings = #"{"settings": {"relayUrls": ["turn://eve:pw@relay.evil.example"]}}"#
+            // A raw request with the right Host and Origin but no cookie; a rebound name; a GET.
+            for (lines, status) in [
+                (["POST /api/settings/set HTTP/1.1", "Host: 127.0.0.1:\(port)", "Origin: \(own)"], 403),
+                (["POST /api/settings/set HTTP/1.1", "Host: evil.example:\(port)", "Origin: http://evil.example:\(port)"], 403),
+                (["GET /api/devices HTTP/1.1", "Host: 127.0.0.1:\(port)"], 405),
+            ] {
+                let answer = try await RawHTTP.exchange(port: port, lines + ["Content-Type: application/json",
+                                                                             "Content-Length: \(settings.utf8.count)", "Connection: close"], body: settings)
+                #expect(answer.status == status, "\(lines[0]) \(lines[1]): \(answer.head)")
+            }
+            // The app's page itself is open (it holds nothing), with the strict headers.
+            let page = try await RawHTTP.exchange(port: port, ["GET / HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"])
+            #expect(page.status == 200 && page.body.contains("data-app"), "\(page.head)")
+            #expect(page.header("Content-Security-Policy")?.contains("unsafe-inline") == false)
+            // A page of another origin in the browser that holds the cookie.
+            try await browser.call("open", ["url": url])
+            try await browser.call("waitFor", ["expression": "!document.getElementById('devices-empty').hidden"])
+            let foreign = try await browser.call("foreignFetch", ["foreign_url": "http://localhost:\(port)/", "target": "\(own)/api/settings/set", "body": settings])
+            #expect(foreign["value"] as? String != "200", "another origin's page changed the settings: \(foreign)")
+            let config = URL(fileURLWithPath: try env.environment(for: "controller")["XDG_CONFIG_HOME"]!).appendingPathComponent("zrc/controller.json")
+            #expect(!FileManager.default.fileExists(atPath: config.path) || !((try? String(contentsOf: config, encoding: .utf8)) ?? "").contains("evil"),
+                    "the attacker's relay reached controller.json")
+        } catch {
+            Issue.record("\(error)\napp: \(app.stderr.suffix(2000))")
+        }
+        await browser.close()
+        await app.terminate()
+    }
+}

@@ -176,6 +176,18 @@ struct ControllerCommandParseTests {
         }
     }
 
+    @Test("app: a loopback address, opened or not")
+    func app() {
+        assertParse(root, ["app"], as: AppCommand.self) { app in
+            #expect(app.listen == "127.0.0.1:0")
+            #expect(!app.noOpen)
+        }
+        assertParse(root, ["app", "--listen", "[::1]:7000", "--no-open"], as: AppCommand.self) { app in
+            #expect(app.listen == "[::1]:7000")
+            #expect(app.noOpen)
+        }
+    }
+
     @Test("screenshot: a .png, .jpg or .jpeg file, and a timeout")
     func screenshot() {
         assertParse(root, ["screenshot", "desk", "desk.png"], as: ScreenshotCommand.self) { shot in
@@ -285,6 +297,8 @@ struct ControllerCommandParseTests {
         // Options that exclude or need each other.
         (["view", "desk", "--no-clipboard", "--clipboard-from-host"], "--no-clipboard and --clipboard-from-host contradict each other"),
         (["view", "desk", "--no-open"], "--listen and --no-open go with --web"),
+        (["app", "--listen", "192.0.2.1:8080"],
+         "--listen `192.0.2.1:8080` is not a loopback address and port (127.0.0.1:PORT, [::1]:PORT, localhost:PORT): the app is never served to other machines"),
         (["view", "desk", "--listen", "127.0.0.1:8080"], "--listen and --no-open go with --web"),
     ])
     func refused(_ arguments: [String], _ message: String) {
