@@ -52,6 +52,7 @@ import ZRCXTestSupport
             let code = try #require(codeLine["code"] as? String)
             let hostFingerprint = try #require(codeLine["hostFingerprint"] as? String)
             try await browser.call("click", ["selector": "#app-nav [data-screen=pair]"])
+            try await Self.screenshot(browser, "pair", root: env.root)
             try await browser.call("fill", ["selector": "#pair-code", "text": code])
             try await browser.call("click", ["selector": "#pair-find"])
             try await browser.call("waitFor", ["expression": Self.isVisible("pair-found")])

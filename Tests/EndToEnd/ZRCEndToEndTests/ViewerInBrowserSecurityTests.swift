@@ -16,7 +16,7 @@ import ZRCWebTesting
 
         // The page shell is open to anyone naming this server, with the strict headers.
         let page = try await RawHTTP.exchange(port: port, ["GET / HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"])
-        #expect(page.status == 200 && page.body.contains("<canvas"), "\(page.head)")
+        #expect(page.status == 200 && page.body.contains("/app.js"), "\(page.head)")
         #expect(page.header("Content-Security-Policy")?.contains("connect-src 'self'") == true)
         #expect(page.header("Content-Security-Policy")?.contains("unsafe-inline") == false)
         #expect(page.header("Access-Control-Allow-Origin") == nil, "no CORS header")

@@ -9,6 +9,7 @@ import { TouchGestures } from "./touch.js";
 import { StatusBar } from "./status.js";
 import { CursorStyle } from "./cursor.js";
 import { ClipboardBridge } from "./clipboard.js";
+import { buildViewer } from "./viewer-dom.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -268,6 +269,7 @@ export async function exchangeToken(again) {
 
 // The viewer page starts at once; the app's page (body data-app) opens it when asked.
 if (!document.body.dataset.app) {
+  buildViewer(document.body);
   const viewer = new Viewer();
   window.zrcViewer = viewer;
   viewer.start();

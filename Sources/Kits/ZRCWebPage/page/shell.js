@@ -6,6 +6,7 @@ import { DevicesScreen } from "./devices.js";
 import { PairScreen } from "./pair.js";
 import { LanScreen } from "./lan.js";
 import { SettingsScreen } from "./settings.js";
+import { buildViewer } from "./viewer-dom.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -69,6 +70,7 @@ class Shell {
       return;
     }
     if (!this.viewer) {
+      buildViewer($("viewer-screen"));
       this.viewer = new Viewer({ onEnded: (reason) => this.viewerEnded(reason) });
       window.zrcViewer = this.viewer;
       this.viewer.setUp();
