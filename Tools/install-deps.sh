@@ -51,9 +51,10 @@ LAB_PACKAGES=(
 
 # Packaging (Tools/package.sh): dpkg-shlibdeps works out the packages' library dependencies, strip
 # drops the symbol tables; the package test (Tools/package-check.sh) runs lintian over them,
-# installs them into a fresh Debian made with debootstrap, and systemd-analyze checks the units.
+# installs them into a fresh Debian made with debootstrap, systemd-analyze checks the units and
+# desktop-file-validate the desktop entry.
 PACKAGING_PACKAGES=(
-  dpkg-dev binutils debootstrap systemd lintian
+  dpkg-dev binutils debootstrap systemd lintian desktop-file-utils
 )
 
 want=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")

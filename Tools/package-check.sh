@@ -131,7 +131,16 @@ else
   say "systemd-analyze is not installed here: the units were checked by their lines only"
 fi
 
+# The desktop entry ("ZRC" in the menu opens `zrc-ctl app`) and its icon.
+desktop="$root/usr/share/applications/zrc.desktop"
+[[ -f "$desktop" && -f "$root/usr/share/icons/hicolor/scalable/apps/zrc.svg" ]] || die "zrc-ctl: the desktop entry or its icon is missing"
+grep -qx 'Exec=zrc-ctl app' "$desktop" || die "zrc.desktop does not run \`zrc-ctl app\`: $(grep '^Exec=' "$desktop")"
+command -v desktop-file-validate >/dev/null || die "desktop-file-validate is not installed (Tools/install-deps.sh --with-packaging)"
+complaints=$(desktop-file-validate "$desktop" 2>&1) || die "desktop-file-validate refuses zrc.desktop: $complaints"
+[[ -z "$complaints" ]] || die "desktop-file-validate complains about zrc.desktop: $complaints"
+ok "zrc-ctl: a valid desktop entry that runs \`zrc-ctl app\`, with its icon"
+
 in_root apt-get remove -y -q zrc-host zrc-ctl >>"$root/tmp/apt.log" 2>&1 || die "apt-get remove failed"
-left=$(ls "$root/usr/bin/zrc-host" "$root/usr/bin/zrc-ctl" "$root/usr/lib/systemd/user/zrc-host.service" 2>/dev/null || true)
+left=$(ls "$root/usr/bin/zrc-host" "$root/usr/bin/zrc-ctl" "$root/usr/lib/systemd/user/zrc-host.service" "$desktop" 2>/dev/null || true)
 [[ -z "$left" ]] || die "files left after removal: $left"
 ok "removing the packages leaves none of their files"

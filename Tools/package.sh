@@ -130,6 +130,12 @@ build_package() {
     mkdir -p "$root/usr/lib/systemd/user"
     install -m 0644 Packaging/zrc-host.service Packaging/zrc-host-virtual.service "$root/usr/lib/systemd/user/"
   fi
+  if [[ "$name" == zrc-ctl ]]; then
+    # "ZRC" in the desktop's applications menu: runs `zrc-ctl app`, which opens the browser.
+    mkdir -p "$root/usr/share/applications" "$root/usr/share/icons/hicolor/scalable/apps"
+    install -m 0644 Packaging/zrc.desktop "$root/usr/share/applications/zrc.desktop"
+    install -m 0644 Packaging/zrc.svg "$root/usr/share/icons/hicolor/scalable/apps/zrc.svg"
+  fi
   sed "s/@YEARS@/$years/" Packaging/copyright >"$doc/copyright"
   chmod 0644 "$doc/copyright"
   {
@@ -186,7 +192,11 @@ with --virtual) with controllers paired through one-time invites. Sessions are
 Noise-encrypted and mutually authenticated; the host key lives in the Secret
 Service keyring."
 build_package zrc-ctl "gnome-keyring" \
-  "ZRC remote-control controller: view and control ZRC hosts from a terminal" \
+  "ZRC remote-control controller: view and control ZRC hosts" \
   "zrc-ctl pairs with ZRC hosts, shows their screens in a terminal (kitty
 graphics, sixel or Unicode symbols) with mouse and keyboard mapped to the
-remote screen, and scripts input, screenshots and the clipboard."
+remote screen, and scripts input, screenshots and the clipboard.
+
+zrc-ctl app (\"ZRC\" in the desktop's menu) is the same controller in a
+browser window: devices with presence, pairing by code, settings and the
+remote screen."
