@@ -14,26 +14,6 @@ import ZRCKitTesting
 /// Session approval on a real X server: a new session waits, named in the indicator, until the
 /// person at the host presses the accept or the refuse combination.
 @Suite struct SessionApprovalOnScreenTests {
-    /// Waits (60 s at most) until `session` has a frame (true) or ended (false).
-    static func firstFrameOrEnd(_ session: ControllerSession) async throws -> Bool {
-        for _ in 0..<600 {
-            if await session.pollFrame() != nil { return true }
-            if await session.end != nil { return false }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
-    /// Waits (60 s at most) until `session` heard that it waits for approval.
-    static func waitUntilAsked(_ session: ControllerSession) async throws -> Bool {
-        for _ in 0..<600 {
-            if await session.awaitingApproval { return true }
-            if await session.end != nil { return false }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
     @Test func thePersonAtTheHostAcceptsOneSessionAndRefusesTheNext() async throws {
         let server = try await PrivateXServer.start(["-screen", "0", "640x480x24"])
         let source = try X11ScreenSource(displayName: server.display, monitor: nil, logger: .init(label: "test"))
@@ -56,19 +36,19 @@ import ZRCKitTesting
             await probe.close(text: "probed")
 
             let first = try await controller.connect(to: "desk")
-            #expect(try await Self.waitUntilAsked(first), "the host did not say it asks")
+            #expect(await SessionWaits.notice(.awaitingApproval, from: first), "the host did not say it asks")
             #expect(try await SessionIndicatorTests.waitForIndicator(on: server.display, visible: true), "the request is not shown")
             #expect(await first.pollFrame() == nil, "a frame before the person at the host accepted")
             try await server.run("xdotool", ["key", "ctrl+alt+shift+y"])
-            let accepted = try await Self.firstFrameOrEnd(first)
+            let accepted = await SessionWaits.frame(first, within: .seconds(60)) { _ in true } != nil
             let firstEnd = await first.end
             #expect(accepted, "no frame after the person at the host accepted: \(String(describing: firstEnd))")
 
             let second = try await controller.connect(to: "desk", viewOnly: true)
-            #expect(try await Self.waitUntilAsked(second), "the host did not say it asks")
+            #expect(await SessionWaits.notice(.awaitingApproval, from: second), "the host did not say it asks")
             try await server.run("xdotool", ["key", "ctrl+alt+shift+n"])
-            #expect(try await !Self.firstFrameOrEnd(second), "a frame after the person at the host refused")
-            let secondEnd = await second.end
+            let secondEnd = await SessionWaits.end(of: second)
+            #expect(await second.pollFrame() == nil, "a frame after the person at the host refused")
             guard case .remote(.policyRefused, let text)? = secondEnd else {
                 Issue.record("expected a refusal, got \(String(describing: secondEnd))")
                 return

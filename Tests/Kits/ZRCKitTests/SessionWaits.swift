@@ -83,6 +83,44 @@ enum SessionWaits {
     /// lossless raw rects, or only solid ones).
     static func isRefinement(_ quality: Int) -> Bool { quality == 0 || quality >= 90 }
 
+    /// Whether the host sends the notice `code` within `deadline`, before the session ends: woken
+    /// by the session's events, not by a timer.
+    static func notice(_ code: NoticeCode, from session: ControllerSession, within deadline: Duration = .seconds(60)) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await event in session.events {
+                    switch event {
+                    case .message(.error(let sent, _)) where sent == code: return true
+                    case .ended: return false
+                    case .message: continue
+                    }
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// How the session ended, once it did within `deadline` (nil: still open then).
+    static func end(of session: ControllerSession, within deadline: Duration = .seconds(60)) async -> ConnectionEnd? {
+        await withTaskGroup(of: ConnectionEnd?.self) { group in
+            group.addTask { await session.waitUntilEnded() }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Whether the host answers the session's input with "input refused" before the session ends.
     static func inputRefused(_ session: ControllerSession) async -> Bool {
         for await event in session.events {

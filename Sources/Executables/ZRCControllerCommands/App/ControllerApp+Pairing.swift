@@ -36,16 +36,17 @@ extension ControllerApp {
         let replace: Bool?
     }
 
+    /// A pairing as the page shows it; only the fields of its state are set.
     struct PairStatus: Encodable {
         let job: Int
         /// looking, found, pairing, paired or failed.
         let state: String
-        let place: String?
-        let hostName: String?
-        let hostFingerprint: String?
-        let controllerFingerprint: String?
-        let pairedAs: String?
-        let error: String?
+        var place: String? = nil
+        var hostName: String? = nil
+        var hostFingerprint: String? = nil
+        var controllerFingerprint: String? = nil
+        var pairedAs: String? = nil
+        var error: String? = nil
     }
 
     struct PairStarted: Encodable { let job: Int }
@@ -97,33 +98,32 @@ extension ControllerApp {
 
     private func update(_ id: Int, _ state: AppPairingJob.State) {
         guard pairing?.id == id else { return }
-        if case .looking = state, case .found? = pairing.map(\.state) { return }  // a late progress report
+        // A progress report that comes late (the host was found meanwhile) changes nothing.
+        if case .looking = state {
+            guard case .looking? = pairing?.state else { return }
+        }
         pairing?.state = state
     }
 
     func pairingStatus(_ request: JobRequest) throws(AppAPI.Failure) -> PairStatus {
         guard let job = pairing, job.id == request.job else { throw AppAPI.Failure(404, "no such pairing (another one replaced it)", field: "job") }
         let crypto = try Self.crypto()
-        let own = try? controller(showingScreen: false).identityKey
-        let controllerFingerprint = own.map { KeyDerivations.fingerprint(of: $0, crypto: crypto) }
+        // This controller's fingerprint, which the host shows too (a code pairing's both ends).
+        let own = { () -> String? in (try? self.controller(showingScreen: false).identityKey).map { KeyDerivations.fingerprint(of: $0, crypto: crypto) } }
         switch job.state {
         case .looking(let place):
-            return PairStatus(job: job.id, state: "looking", place: place.map { TerminalSafeText.sanitized($0) }, hostName: nil, hostFingerprint: nil,
-                              controllerFingerprint: nil, pairedAs: nil, error: nil)
+            return PairStatus(job: job.id, state: "looking", place: place.map { TerminalSafeText.sanitized($0) })
         case .found(let invite, let byCode, _):
-            return PairStatus(job: job.id, state: "found", place: nil, hostName: TerminalSafeText.sanitized(invite.hostName),
-                              hostFingerprint: KeyDerivations.fingerprint(of: invite.hostKey, crypto: crypto),
-                              controllerFingerprint: byCode ? controllerFingerprint : nil, pairedAs: nil, error: nil)
+            return PairStatus(job: job.id, state: "found", hostName: TerminalSafeText.sanitized(invite.hostName),
+                              hostFingerprint: KeyDerivations.fingerprint(of: invite.hostKey, crypto: crypto), controllerFingerprint: byCode ? own() : nil)
         case .pairing:
-            return PairStatus(job: job.id, state: "pairing", place: nil, hostName: nil, hostFingerprint: nil, controllerFingerprint: nil,
-                              pairedAs: nil, error: nil)
+            return PairStatus(job: job.id, state: "pairing")
         case .paired(let host):
-            return PairStatus(job: job.id, state: "paired", place: nil, hostName: TerminalSafeText.sanitized(host.hostName),
-                              hostFingerprint: KeyDerivations.fingerprint(of: host.publicKey, crypto: crypto), controllerFingerprint: controllerFingerprint,
-                              pairedAs: host.name, error: nil)
+            return PairStatus(job: job.id, state: "paired", hostName: TerminalSafeText.sanitized(host.hostName),
+                              hostFingerprint: KeyDerivations.fingerprint(of: host.publicKey, crypto: crypto), controllerFingerprint: own(),
+                              pairedAs: host.name)
         case .failed(let message):
-            return PairStatus(job: job.id, state: "failed", place: nil, hostName: nil, hostFingerprint: nil, controllerFingerprint: nil,
-                              pairedAs: nil, error: TerminalSafeText.sanitized(message))
+            return PairStatus(job: job.id, state: "failed", error: TerminalSafeText.sanitized(message))
         }
     }
 
@@ -141,6 +141,8 @@ extension ControllerApp {
         if !replace, let existing = try? await context.knownHosts.host(named: name ?? invite.hostName), existing.publicKey != invite.hostKey {
             throw AppAPI.Failure(409, "another host is already paired as `\(existing.name)`: choose another name", field: "name")
         }
+        // The name check awaited: the job may have been confirmed, cancelled or replaced meanwhile.
+        guard pairing?.id == job.id, case .found? = pairing?.state else { throw AppAPI.Failure(409, "this pairing is not waiting for a confirmation") }
         pairing?.state = .pairing
         let id = job.id
         Task {

@@ -19,13 +19,16 @@ extension ControllerApp {
         let choices: [String: [String]]
     }
 
-    func settings() throws(AppAPI.Failure) -> Settings {
+    /// The settings as the file has them (`saved`: as just written).
+    func settings(saved: ControllerConfig? = nil) throws(AppAPI.Failure) -> Settings {
         let file = context.paths.controllerConfigFile
-        let config: ControllerConfig
-        do {
-            config = try DocumentFile.load(ControllerConfig.self, from: file) ?? ControllerConfig()
-        } catch {
-            throw AppAPI.Failure(500, error.description)
+        var config = saved ?? ControllerConfig()
+        if saved == nil {
+            do {
+                config = try DocumentFile.load(ControllerConfig.self, from: file) ?? config
+            } catch {
+                throw AppAPI.Failure(500, error.description)
+            }
         }
         var unnamed = context
         unnamed.config.controllerName = nil
@@ -79,6 +82,6 @@ extension ControllerApp {
         }
         logger.notice("settings saved to \(file.path)")
         settingsChanged(config)
-        return try settings()
+        return try settings(saved: config)
     }
 }

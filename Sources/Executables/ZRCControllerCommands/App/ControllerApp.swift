@@ -33,15 +33,19 @@ actor ControllerApp {
 
     /// The controller for presence and pairing (no screen), and the viewer's.
     func controller(showingScreen: Bool) throws(AppAPI.Failure) -> ZRCController {
-        if controllers == nil {
+        let made: (plain: ZRCController, screen: ZRCController)
+        if let controllers {
+            made = controllers
+        } else {
             do {
-                let clipboard = context.config.clipboard
-                controllers = (try context.controller(), try context.controller(showsScreen: true, wantsClipboard: clipboard, viewerAcknowledges: true))
+                made = (try context.controller(),
+                        try context.controller(showsScreen: true, wantsClipboard: context.config.clipboard, viewerAcknowledges: true))
             } catch {
                 throw AppAPI.Failure(500, error.message)
             }
+            controllers = made
         }
-        return showingScreen ? controllers!.screen : controllers!.plain
+        return showingScreen ? made.screen : made.plain
     }
 
     /// Settings changed: controllers are made again with them.
