@@ -86,38 +86,34 @@ enum SessionWaits {
     /// Whether the host sends the notice `code` within `deadline`, before the session ends: woken
     /// by the session's events, not by a timer.
     static func notice(_ code: NoticeCode, from session: ControllerSession, within deadline: Duration = .seconds(60)) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await event in session.events {
-                    switch event {
-                    case .message(.error(let sent, _)) where sent == code: return true
-                    case .ended: return false
-                    case .message: continue
-                    }
+        await first(within: deadline, orElse: false) {
+            for await event in session.events {
+                switch event {
+                case .message(.error(let sent, _)) where sent == code: return true
+                case .ended: return false
+                case .message: continue
                 }
-                return false
             }
-            group.addTask {
-                try? await Task.sleep(for: deadline)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            return false
         }
     }
 
     /// How the session ended, once it did within `deadline` (nil: still open then).
     static func end(of session: ControllerSession, within deadline: Duration = .seconds(60)) async -> ConnectionEnd? {
-        await withTaskGroup(of: ConnectionEnd?.self) { group in
-            group.addTask { await session.waitUntilEnded() }
+        await first(within: deadline, orElse: nil) { await session.waitUntilEnded() }
+    }
+
+    /// What `work` returns, or `fallback` when `deadline` comes first (`work` is then cancelled).
+    private static func first<T: Sendable>(within deadline: Duration, orElse fallback: T, _ work: @escaping @Sendable () async -> T) async -> T {
+        await withTaskGroup(of: T.self) { group in
+            group.addTask(operation: work)
             group.addTask {
                 try? await Task.sleep(for: deadline)
-                return nil
+                return fallback
             }
-            let first = await group.next() ?? nil
+            let result = await group.next() ?? fallback
             group.cancelAll()
-            return first
+            return result
         }
     }
 
