@@ -70,6 +70,9 @@ let package = Package(
         // The GLib thread libnice and Avahi share, in C: GLib's signals, properties and sources
         // are macros and varargs that Swift cannot call, and PseudoTCP is pumped from there.
         .target(name: "CReach", dependencies: ["CNice", "CAvahi", "CAvahiClient"]),
+        // openat2 (RESOLVE_BENEATH) and renameat2 (RENAME_NOREPLACE): kernel calls glibc has no
+        // wrapper for, or Swift cannot see; a few lines of C for the file transfer's confinement.
+        .target(name: "CFileSystem"),
         .systemLibrary(name: "CNetfilterQueue", pkgConfig: "libnetfilter_queue", providers: [.apt(["libnetfilter-queue-dev"])]),
 
         // Protocol core: pure Swift, no C, no I/O.
@@ -108,6 +111,8 @@ let package = Package(
         // output threads, signals, shared memory for kitty images.
         .target(name: "ZRCTerminal", dependencies: ["ZRCSystem", "ZRCViewer"]),
 
+        // Files transferred: paths confined beneath a root (openat2), atomic parts, BLAKE2b digests.
+        .target(name: "ZRCFiles", dependencies: ["ZRCSystem", "ZRCProtocol", "ZRCSodium", "CFileSystem"]),
         // Files users touch: JSON trust stores and config, XDG paths, atomic writes.
         .target(name: "ZRCStorage", dependencies: ["ZRCSystem", "ZRCProtocol", logging]),
 
@@ -209,10 +214,10 @@ let package = Package(
 let layers: [String: [String]] = [
     "Core": ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCReach", "ZRCViewer", "ZRCWebViewer",
              "ZRCProtocolTests", "ZRCFramesTests", "ZRCHostCoreTests"],
-    "C": ["CAvahi", "CAvahiClient", "CChafa", "CMalloc", "CMosquitto", "CNetfilterQueue", "CNice", "CReach", "CSecret", "CSodium",
+    "C": ["CAvahi", "CAvahiClient", "CChafa", "CFileSystem", "CMalloc", "CMosquitto", "CNetfilterQueue", "CNice", "CReach", "CSecret", "CSodium",
           "CTurboJPEG", "CXCB", "CZlib", "CZstd"],
     "Adapters": ["ZRCSystem", "ZRCSodium", "ZRCKeyStore", "ZRCJPEG", "ZRCZstd", "ZRCZlib", "ZRCMemory", "ZRCIce", "ZRCDiscovery", "ZRCMQTT", "ZRCX11",
-                 "ZRCChafa", "ZRCTerminal", "ZRCStorage",
+                 "ZRCChafa", "ZRCTerminal", "ZRCStorage", "ZRCFiles",
                  "ZRCSodiumTests", "ZRCKeyStoreTests", "ZRCStorageTests", "ZRCAdapterTests"],
     "Kits": ["ZRCNetworking", "ZRCHostKit", "ZRCControllerKit", "ZRCViewerKit", "ZRCWebViewerKit", "ZRCWebPage", "ZRCHostX11",
              "ZRCKitTests", "ZRCViewerTests", "ZRCWebViewerTests"],
@@ -243,7 +248,7 @@ for target in package.targets {
         let root = target.type == .test || isTestFolder.contains(layer) ? "Tests" : "Sources"
         target.path = "\(root)/\(layer)/\(target.name)"
     }
-    let isC = target.type == .system || ["CReach", "CMosquitto", "zrc-netdelay"].contains(target.name)
+    let isC = target.type == .system || ["CReach", "CMosquitto", "CFileSystem", "zrc-netdelay"].contains(target.name)
     if !isC && target.type != .plugin { target.swiftSettings = (target.swiftSettings ?? []) + strict }
     if ["zrc-host", "zrc-ctl", "zrc-bench"].contains(target.name) { target.linkerSettings = (target.linkerSettings ?? []) + leanExecutable }
 }

@@ -43,9 +43,17 @@ public struct FramePacer: Sendable {
         /// What was in flight with it stayed below the path's bytes: the host, not the path, set
         /// the pace (BBR's "application-limited").
         var appLimited: Bool
+        /// A filler (a file chunk), not a frame: it counts toward the path's bytes, not toward
+        /// the frame counts.
+        var filler = false
     }
 
+    /// Fillers in flight at most before the path is known, and in any case: a few chunks.
+    public static let minimumFillerWindow = 64 * 1024
+
     private var outstanding: [Sent] = []
+    /// Frames (not fillers) among `outstanding`.
+    private var framesOutstanding = 0
     private var delivered = 0
     private var deliveredMicros: UInt64 = 0
     private var rateSamples: [(micros: UInt64, value: Double)] = []
@@ -63,16 +71,50 @@ public struct FramePacer: Sendable {
     public var minimumRoundTripMicros: UInt64? { roundTripSamples.map(\.value).min() }
 
     /// Bytes sent and not yet acknowledged.
-    public var bytesInFlight: Int { outstanding.reduce(0) { $0 + $1.bytes } }
+    public var bytesInFlight: Int { inFlight }
+    private var inFlight = 0
 
     /// A frame of `bytes` (on the wire) left at `now`.
     public mutating func sent(frameID: UInt64, bytes: Int, now: UInt64) {
+        record(id: frameID, bytes: bytes, now: now, filler: false)
+    }
+
+    /// A filler (a file chunk) of `bytes` left at `now`; `id` must not be a frame's (fillers use
+    /// the upper half of the ID space). Acknowledged like a frame (`acknowledged(frameID:)`).
+    public mutating func sentFiller(id: UInt64, bytes: Int, now: UInt64) {
+        record(id: id, bytes: bytes, now: now, filler: true)
+    }
+
+    private mutating func record(id: UInt64, bytes: Int, now: UInt64, filler: Bool) {
         // After an idle moment the delivery clock restarts, so idle time is not counted as
         // transfer time.
         if outstanding.isEmpty { deliveredMicros = now }
         let appLimited = pathBytes.map { Double(bytesInFlight + bytes) < $0 } ?? false
-        outstanding.append(Sent(frameID: frameID, bytes: bytes, sendMicros: now, deliveredAtSend: delivered,
-                                deliveredMicrosAtSend: deliveredMicros, alone: outstanding.isEmpty, appLimited: appLimited))
+        outstanding.append(Sent(frameID: id, bytes: bytes, sendMicros: now, deliveredAtSend: delivered,
+                                deliveredMicrosAtSend: deliveredMicros, alone: outstanding.isEmpty, appLimited: appLimited, filler: filler))
+        inFlight += bytes
+        if !filler { framesOutstanding += 1 }
+    }
+
+    /// Bytes a filler may still add now: what the window has left (at least `minimumFillerWindow`
+    /// in all, so a path not yet measured, or measured while idle, still carries a few chunks).
+    /// Fillers never wait for frames' counts and frames never for fillers' — frames wait only
+    /// for room, which the fillers leave as their acknowledgements arrive.
+    public var fillerRoom: Int {
+        let window = max(Double(Self.minimumFillerWindow), windowBytes ?? 0)
+        return max(0, Int(window) - bytesInFlight)
+    }
+
+    /// Fillers that will never be acknowledged (their transfer ended): no longer in flight, and
+    /// no delivery counted for them.
+    public mutating func discardFillers(_ ids: some Sequence<UInt64>) {
+        let gone = Set(ids)
+        guard !gone.isEmpty else { return }
+        outstanding.removeAll { sent in
+            guard sent.filler, gone.contains(sent.frameID) else { return false }
+            inFlight -= sent.bytes
+            return true
+        }
     }
 
     /// A round trip measured otherwise (a keepalive ping), µs.
@@ -84,7 +126,11 @@ public struct FramePacer: Sendable {
     public mutating func acknowledged(frameID: UInt64, now: UInt64) {
         guard let index = outstanding.firstIndex(where: { $0.frameID == frameID }) else { return }
         let frame = outstanding[index]
-        delivered += outstanding[...index].reduce(0) { $0 + $1.bytes }
+        let covered = outstanding[...index]
+        let coveredBytes = covered.reduce(0) { $0 + $1.bytes }
+        delivered += coveredBytes
+        inFlight -= coveredBytes
+        framesOutstanding -= covered.lazy.filter { !$0.filler }.count
         outstanding.removeFirst(index + 1)
         deliveredMicros = now
         let elapsed = now &- frame.deliveredMicrosAtSend
@@ -145,12 +191,12 @@ public struct FramePacer: Sendable {
     /// worth more than the wait. Until the path is known, and past its bytes, a few frames at most.
     public var maySend: Bool {
         if outstanding.isEmpty { return true }
-        guard outstanding.count < Self.maximumFramesInFlight else { return false }
+        guard framesOutstanding < Self.maximumFramesInFlight else { return false }
         guard let windowBytes, let transfer = transferMicros(bytes: bytesInFlight) else {
-            return outstanding.count < Self.unpacedFramesInFlight
+            return framesOutstanding < Self.unpacedFramesInFlight
         }
         if Double(bytesInFlight) < windowBytes { return true }
-        return outstanding.count < Self.unpacedFramesInFlight && transfer <= Self.negligibleWaitMicros
+        return framesOutstanding < Self.unpacedFramesInFlight && transfer <= Self.negligibleWaitMicros
     }
 
     /// A wait behind a frame in flight that is too short to matter.

@@ -259,6 +259,17 @@ public struct FrameScheduler: Sendable {
         return .screen(untilMicros: now &+ 1_000_000)
     }
 
+    // MARK: File chunks
+
+    /// Whether file chunks wait this step: the answer to input is due, or a change is owed that
+    /// the path has no room for yet — the room acknowledgements make goes to the frame first.
+    public func fillersWait(now: UInt64) -> Bool {
+        creditReady(now: now) || changeOwed && !pacer.maySend
+    }
+
+    /// The pacer, for file chunks that share the path with frames.
+    public mutating func withPacer<T>(_ body: (inout FramePacer) -> T) -> T { body(&pacer) }
+
     // MARK: Decisions
 
     private func refinementDue(now: UInt64, stream: StreamStatus) -> Bool {

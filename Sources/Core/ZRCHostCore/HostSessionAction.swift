@@ -33,6 +33,22 @@ public enum HostSessionAction: Sendable, Equatable {
     case reportLink(LinkStats, toPeer: Bool)
     /// Send a message (notices).
     case send(ZRCMessage)
+    /// List the directory at `path` beneath the transfer root (or describe the path, `itself`) and
+    /// send the entries; then `listingEnded`.
+    case listFiles(requestID: UInt32, path: RemotePath, itself: Bool)
+    /// Open the file for an upload (its part) or a download; then `fileReady` or `fileFailed`.
+    case openFile(requestID: UInt32, open: FileOpen, path: RemotePath)
+    /// Append upload data to the part, beside the message loop; then `written`.
+    case writeFile(requestID: UInt32, data: [UInt8])
+    /// All upload data is in: check `digest`, sync, rename into place; then `committed` or `fileFailed`.
+    case commitFile(requestID: UInt32, digest: [UInt8])
+    /// Read `count` bytes of the download at `offset` and send them as `fileData`; then `fileChunkSent`.
+    case sendFileData(requestID: UInt32, offset: UInt64, count: Int)
+    /// The download's data is all sent: send `fileEnd` with its digest (or `fileFailed` when the
+    /// file changed meanwhile).
+    case endFile(requestID: UInt32)
+    /// The request ended: close its file (an upload's part kept only when `outcome` says so).
+    case closeFile(requestID: UInt32, outcome: FileOutcome)
     /// Close the connection with `reason`; the machine is closing.
     case close(CloseReason, text: String)
 }

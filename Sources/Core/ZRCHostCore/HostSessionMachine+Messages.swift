@@ -1,3 +1,4 @@
+import ZRCFrames
 import ZRCProtocol
 
 /// What an established session does with each message of the controller.
@@ -35,14 +36,46 @@ extension HostSessionMachine.Established {
         case .pong(_, let pingSentAt, _):
             // Our keepalive or probe ping, sent with this host's monotonic clock; a pong to a ping
             // never sent (in the future, or a minute old) is not believed.
-            if now >= pingSentAt, now - pingSentAt < Self.believableRoundTripMicros { frames?.roundTripMeasured(now - pingSentAt, now: now) }
+            if now >= pingSentAt, now - pingSentAt < Self.believableRoundTripMicros {
+                frames?.roundTripMeasured(now - pingSentAt, now: now)
+                if frames == nil { ownPacer.observeRoundTrip(micros: now - pingSentAt, now: now) }
+            }
             return []
+        case .fileList(let id, _, _):
+            guard files != nil else { return [.send(.fileFailed(requestID: id, code: .refused, text: "this host does not transfer files"))] }
+            return fileMessage(message, now: now)
+        case .fileOpen(let open):
+            guard files != nil else { return [.send(.fileFailed(requestID: open.requestID, code: .refused, text: "this host does not transfer files"))] }
+            return fileMessage(message, now: now)
+        case .fileData, .fileAck, .fileEnd, .fileDone, .fileFailed:
+            return fileMessage(message, now: now)
         case .stats, .error:
             return []
         case .ping, .close, .pairRequest, .pairAccepted, .frameUpdate, .compactFrame, .cursorShape, .cursorPosition, .pictureMapping, .linkStats,
-             .relayCredentials, .monitorLayout:
+             .relayCredentials, .monitorLayout, .fileTerms, .fileEntries, .fileReady:
             return notice(.unsupported, "this host does not handle \(message.type) messages", now: now)
         }
+    }
+
+    private mutating func fileMessage(_ message: ZRCMessage, now: UInt64) -> [HostSessionAction] {
+        let controlling = role == .controlling
+        return withFiles { desk, pacer in desk.handle(message, controlling: controlling, pacer: &pacer, now: now) } ?? []
+    }
+
+    /// Runs `body` on the file desk with the pacer its chunks share (the frames', or the
+    /// session's own while no frames go); chunks of ended requests leave the pacer after.
+    mutating func withFiles<T>(_ body: (inout FileTransferDesk, inout FramePacer) -> T) -> T? {
+        guard files != nil else { return nil }
+        let result: T
+        if frames != nil {
+            result = frames!.withPacer { body(&files!, &$0) }
+            let stale = files!.takeStaleFillers()
+            frames!.withPacer { $0.discardFillers(stale) }
+        } else {
+            result = body(&files!, &ownPacer)
+            ownPacer.discardFillers(files!.takeStaleFillers())
+        }
+        return result
     }
 
     mutating func notice(_ code: NoticeCode, _ text: String, now: UInt64) -> [HostSessionAction] {

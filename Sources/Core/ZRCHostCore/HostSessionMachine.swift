@@ -1,3 +1,4 @@
+public import ZRCFrames
 public import ZRCProtocol
 
 /// One controller session on the host, sans-IO: messages, acknowledgements, damage, round trips
@@ -23,14 +24,17 @@ public struct HostSessionMachine: Sendable {
         public var clipboard: ClipboardPolicy?
         /// How long the person at the host has to accept a new session (nil: sessions need no approval).
         public var approvalTimeoutMicros: UInt64?
+        /// The host's file transfer (nil: it transfers no files).
+        public var files: FileTransferDesk.Policy?
 
         public init(helloTimeoutMicros: UInt64, viewOnlyGrant: Bool, acceptsInput: Bool, clipboard: ClipboardPolicy?,
-                    approvalTimeoutMicros: UInt64? = nil) {
+                    approvalTimeoutMicros: UInt64? = nil, files: FileTransferDesk.Policy? = nil) {
             self.helloTimeoutMicros = helloTimeoutMicros
             self.viewOnlyGrant = viewOnlyGrant
             self.acceptsInput = acceptsInput
             self.clipboard = clipboard
             self.approvalTimeoutMicros = approvalTimeoutMicros
+            self.files = files
         }
     }
 
@@ -58,6 +62,10 @@ public struct HostSessionMachine: Sendable {
         public var budgets = SessionBudgets()
         /// The screen's schedule, once streaming started (nil: this controller takes no frames).
         public var frames: FrameScheduler?
+        /// The session's file requests (nil: the host transfers no files, or the controller did not ask).
+        public var files: FileTransferDesk?
+        /// The path's pacing for file chunks while no frames go (with frames, theirs is shared).
+        public var ownPacer = FramePacer()
     }
 
     /// A session whose hello arrived, waiting for the person at the host.
@@ -141,7 +149,8 @@ public struct HostSessionMachine: Sendable {
                 state = .awaitingApproval(waiting)
                 return []
             case .hello, .pong, .ping, .close, .error, .stats, .frameAck, .input, .clipboard, .clipboardRequest, .pairRequest, .pairAccepted,
-                 .frameUpdate, .compactFrame, .cursorShape, .cursorPosition, .pictureMapping, .linkStats, .relayCredentials, .monitorLayout:
+                 .frameUpdate, .compactFrame, .cursorShape, .cursorPosition, .pictureMapping, .linkStats, .relayCredentials, .monitorLayout,
+                 .fileTerms, .fileList, .fileEntries, .fileOpen, .fileReady, .fileData, .fileAck, .fileEnd, .fileDone, .fileFailed:
                 return []
             }
         case .established:
@@ -160,7 +169,9 @@ public struct HostSessionMachine: Sendable {
     }
 
     private mutating func establish(capabilities: Capabilities, agent: String) -> [HostSessionAction] {
-        state = .established(Established(role: policy.viewOnlyGrant ? .watching : .claiming))
+        var established = Established(role: policy.viewOnlyGrant ? .watching : .claiming)
+        if let files = policy.files, capabilities.contains(.fileTransfer) { established.files = FileTransferDesk(policy: files) }
+        state = .established(established)
         return [.begin(capabilities: capabilities, agent: agent)]
     }
 
@@ -187,6 +198,49 @@ public struct HostSessionMachine: Sendable {
         guard demote else { return close(.policyRefused, text: "another controller took control first") }
         withEstablished { $0.role = .watching }
         return notice(.inputRefused, "another controller took control first: this session is view-only", now: now)
+    }
+
+    /// The session's role is settled (after `begin`): the controller hears what it may transfer.
+    public mutating func filesBegin() -> [HostSessionAction] {
+        withEstablished { established -> [HostSessionAction] in
+            guard let desk = established.files else { return [] }
+            var terms = desk.policy.terms
+            if established.role != Role.controlling { terms.directions = [] }
+            return [.send(.fileTerms(terms))]
+        } ?? []
+    }
+
+    /// Driver reports on file work (see `FileTransferDesk`).
+    public mutating func fileReady(_ ready: FileReady) -> [HostSessionAction] { withFiles { desk, _ in desk.fileReady(ready) } ?? [] }
+
+    public mutating func fileFailed(_ id: UInt32, _ code: FileErrorCode, _ text: String, keepPart: Bool) -> [HostSessionAction] {
+        withFiles { desk, _ in desk.fileFailed(id, code, text, keepPart: keepPart) } ?? []
+    }
+
+    public mutating func listingEnded(_ id: UInt32) { withFiles { desk, _ in desk.listingEnded(id) } }
+
+    public mutating func fileWritten(_ id: UInt32, through offset: UInt64, count: Int) -> [HostSessionAction] {
+        withFiles { desk, _ in desk.written(id, through: offset, count: count) } ?? []
+    }
+
+    public mutating func fileCommitted(_ id: UInt32) -> [HostSessionAction] { withFiles { desk, _ in desk.committed(id) } ?? [] }
+
+    public mutating func fileChunkSent(_ id: UInt32, end: UInt64, wireBytes: Int, now: UInt64) {
+        withFiles { desk, pacer in desk.chunkSent(id, end: end, wireBytes: wireBytes, pacer: &pacer, now: now) }
+    }
+
+    /// The connection is gone: what the open file requests leave behind.
+    public mutating func filesEnded() -> [HostSessionAction] {
+        switch state {
+        case .established(var established):
+            guard var desk = established.files else { return [] }
+            let actions = desk.sessionEnded()
+            established.files = desk
+            state = .established(established)
+            return actions
+        case .awaitingHello, .awaitingApproval, .closing, .closed:
+            return []
+        }
     }
 
     /// Frames go to the controller from now on.
@@ -243,7 +297,10 @@ public struct HostSessionMachine: Sendable {
             let seconds = (policy.approvalTimeoutMicros ?? 0) / 1_000_000
             return close(.policyRefused, text: "nobody at the host accepted this session within \(seconds) s")
         case .established:
-            return withFrames { $0.tick(now: now, stream: stream) } ?? []
+            var actions = withFrames { $0.tick(now: now, stream: stream) } ?? []
+            let wait = withFrames { $0.fillersWait(now: now) } ?? false
+            actions += withFiles { desk, pacer in desk.plan(room: pacer.fillerRoom, fillersWait: wait) } ?? []
+            return actions
         case .closing, .closed:
             return []
         }
@@ -257,7 +314,15 @@ public struct HostSessionMachine: Sendable {
         case .awaitingApproval(let waiting):
             return .events(untilMicros: waiting.deadlineMicros, thenGlanceAtScreen: false)
         case .established:
-            return withFrames { $0.nextWake(now: now, stream: stream) } ?? .events(untilMicros: nil, thenGlanceAtScreen: false)
+            let wake = withFrames { $0.nextWake(now: now, stream: stream) } ?? .events(untilMicros: nil, thenGlanceAtScreen: false)
+            // Chunks waiting: acknowledgements (events) make their room, so the loop waits for
+            // events, not screen damage alone — looking at the screen at least as often as before.
+            guard withFiles({ desk, _ in desk.hasChunksToSend }) == true else { return wake }
+            let soon = now &+ FrameScheduler.inFlightGlanceMicros
+            switch wake {
+            case .screen(let until): return .events(untilMicros: min(until, soon), thenGlanceAtScreen: true)
+            case .events(let until, let glance): return .events(untilMicros: until.map { min($0, soon) } ?? soon, thenGlanceAtScreen: glance)
+            }
         case .closing, .closed:
             return .events(untilMicros: nil, thenGlanceAtScreen: false)
         }
@@ -273,6 +338,11 @@ public struct HostSessionMachine: Sendable {
         state = .closed(heldControl: false)
         defer { state = .established(established) }
         return body(&established)
+    }
+
+    @discardableResult
+    private mutating func withFiles<T>(_ body: (inout FileTransferDesk, inout FramePacer) -> T) -> T? {
+        withEstablished { established in established.withFiles { body(&$0, &$1) } } ?? nil
     }
 
     @discardableResult

@@ -46,6 +46,9 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// picture one stream between them and sends every one the same chunks (a session joining
     /// such a group gets a restart first), instead of frames of their own (`losslessFrames`).
     public static let sharedLosslessStream = Capabilities(rawValue: 1 << 14)
+    /// Host: serves files (`fileTerms` after its hello says what this session may do).
+    /// Controller: may list, upload and download (messages 0x50…0x59).
+    public static let fileTransfer = Capabilities(rawValue: 1 << 15)
 
     /// Every rect encoding this version knows.
     public static let rectEncodings: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames,

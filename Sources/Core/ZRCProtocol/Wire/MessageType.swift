@@ -1,5 +1,5 @@
 /// The first byte of every application message. Grouped by range: 0x0_ session control,
-/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics, 0x4_ clipboard. 0x10 is
+/// 0x1_ screen and cursor (host → controller, acks back), 0x2_ input, 0x3_ statistics, 0x4_ clipboard, 0x5_ files. 0x10 is
 /// reserved (an earlier draft's `screenInfo`; the screen size travels in every `frameUpdate`) and,
 /// like every unassigned value, an unknown type.
 public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
@@ -24,4 +24,14 @@ public enum MessageType: UInt8, Sendable, Hashable, CaseIterable {
     case linkStats = 0x31
     case clipboard = 0x40
     case clipboardRequest = 0x41
+    case fileTerms = 0x50
+    case fileList = 0x51
+    case fileEntries = 0x52
+    case fileOpen = 0x53
+    case fileReady = 0x54
+    case fileData = 0x55
+    case fileAck = 0x56
+    case fileEnd = 0x57
+    case fileDone = 0x58
+    case fileFailed = 0x59
 }

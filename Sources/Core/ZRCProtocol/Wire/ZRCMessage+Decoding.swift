@@ -78,6 +78,29 @@ extension ZRCMessage {
             return .relayCredentials(try RelayCredential.read(from: &reader))
         case .monitorLayout:
             return .monitorLayout(try MonitorArea.read(from: &reader))
+        case .fileTerms:
+            return .fileTerms(try FileTerms(from: &reader))
+        case .fileList:
+            return .fileList(requestID: try reader.readUInt32("requestID"), itself: try reader.readBool("itself"), path: try reader.readString("path"))
+        case .fileEntries:
+            return .fileEntries(requestID: try reader.readUInt32("requestID"), final: try reader.readBool("final"),
+                                entries: try FileEntry.read(from: &reader))
+        case .fileOpen:
+            return .fileOpen(try FileOpen(from: &reader))
+        case .fileReady:
+            return .fileReady(try FileReady(from: &reader))
+        case .fileData:
+            return .fileData(requestID: try reader.readUInt32("requestID"), offset: try reader.readUInt64("offset"),
+                             data: try reader.readBlob("data", maxLength: FileTransferLimits.maxChunkBytes))
+        case .fileAck:
+            return .fileAck(requestID: try reader.readUInt32("requestID"), offset: try reader.readUInt64("offset"))
+        case .fileEnd:
+            return .fileEnd(requestID: try reader.readUInt32("requestID"), digest: try reader.readBytes(count: FileTransferLimits.digestBytes, "digest"))
+        case .fileDone:
+            return .fileDone(requestID: try reader.readUInt32("requestID"))
+        case .fileFailed:
+            return .fileFailed(requestID: try reader.readUInt32("requestID"), code: FileErrorCode(rawValue: try reader.readUInt16("code")),
+                               text: try reader.readString("text"))
         }
     }
 }

@@ -67,6 +67,36 @@ extension ZRCMessage {
             RelayCredential.write(list, to: &writer)
         case .monitorLayout(let list):
             MonitorArea.write(list, to: &writer)
+        case .fileTerms(let terms):
+            terms.write(to: &writer)
+        case .fileList(let requestID, let itself, let path):
+            writer.write(requestID)
+            writer.write(itself)
+            writer.write(string: path)
+        case .fileEntries(let requestID, let final, let entries):
+            writer.write(requestID)
+            writer.write(final)
+            FileEntry.write(entries, to: &writer)
+        case .fileOpen(let open):
+            open.write(to: &writer)
+        case .fileReady(let ready):
+            ready.write(to: &writer)
+        case .fileData(let requestID, let offset, let data):
+            writer.write(requestID)
+            writer.write(offset)
+            writer.write(blob: data)
+        case .fileAck(let requestID, let offset):
+            writer.write(requestID)
+            writer.write(offset)
+        case .fileEnd(let requestID, let digest):
+            writer.write(requestID)
+            writer.write(bytes: digest)
+        case .fileDone(let requestID):
+            writer.write(requestID)
+        case .fileFailed(let requestID, let code, let text):
+            writer.write(requestID)
+            writer.write(code.rawValue)
+            writer.write(string: text)
         }
         return writer.bytes
     }
@@ -80,8 +110,11 @@ extension ZRCMessage {
             Self.estimatedSize(of: frame.rects)
         case .cursorShape(let shape): 32 + shape.rgba.count
         case .clipboard(let content): 16 + content.mimeType.utf8.count + content.data.count
+        case .fileData(_, _, let data): 17 + data.count
+        case .fileEntries(_, _, let entries): 8 + entries.count * 280
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck,
-            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest, .relayCredentials, .monitorLayout:
+            .cursorPosition, .pictureRequest, .pictureMapping, .input, .stats, .linkStats, .clipboardRequest, .relayCredentials, .monitorLayout,
+            .fileTerms, .fileList, .fileOpen, .fileReady, .fileAck, .fileEnd, .fileDone, .fileFailed:
             64
         }
     }

@@ -49,6 +49,27 @@ public enum ZRCMessage: Sendable, Equatable {
     /// Host → controller: time-limited credentials for the host's relays, for this controller's
     /// own allocations (kept for its next rendezvous offers). Sent in pairings and sessions.
     case relayCredentials([RelayCredential])
+    /// Host → controller (`fileTransfer`): what this session may transfer, and the limits.
+    case fileTerms(FileTerms)
+    /// Controller → host: list the directory at `path` (or, `itself`, describe the path alone),
+    /// answered with `fileEntries` or `fileFailed`.
+    case fileList(requestID: UInt32, itself: Bool, path: String)
+    /// Host → controller: a page of a listing (at most 256 entries); `final` on the last.
+    case fileEntries(requestID: UInt32, final: Bool, entries: [FileEntry])
+    /// Controller → host: start an upload or a download, answered with `fileReady` or `fileFailed`.
+    case fileOpen(FileOpen)
+    case fileReady(FileReady)
+    /// The sender of a file (controller uploading, host downloading): `data` (≤ the terms'
+    /// maxChunkBytes) at `offset`, which is where the previous chunk ended.
+    case fileData(requestID: UInt32, offset: UInt64, data: [UInt8])
+    /// The receiver: every byte before `offset` is written (the sender paces by these).
+    case fileAck(requestID: UInt32, offset: UInt64)
+    /// The sender: all data sent; `digest` is the whole file's BLAKE2b-256.
+    case fileEnd(requestID: UInt32, digest: [UInt8])
+    /// The receiver: the file is checked, synced and in place.
+    case fileDone(requestID: UInt32)
+    /// Either side: the request ended without success (`cancelled` when a side gives up).
+    case fileFailed(requestID: UInt32, code: FileErrorCode, text: String)
 
     public var type: MessageType {
         switch self {
@@ -73,6 +94,16 @@ public enum ZRCMessage: Sendable, Equatable {
         case .clipboard: .clipboard
         case .clipboardRequest: .clipboardRequest
         case .relayCredentials: .relayCredentials
+        case .fileTerms: .fileTerms
+        case .fileList: .fileList
+        case .fileEntries: .fileEntries
+        case .fileOpen: .fileOpen
+        case .fileReady: .fileReady
+        case .fileData: .fileData
+        case .fileAck: .fileAck
+        case .fileEnd: .fileEnd
+        case .fileDone: .fileDone
+        case .fileFailed: .fileFailed
         }
     }
 
@@ -94,8 +125,20 @@ public enum ZRCMessage: Sendable, Equatable {
             case .monitorLayout(let list) where !(1...MonitorArea.maximumCount).contains(list.count):
                 "\(list.count) monitors, must be 1…\(MonitorArea.maximumCount)"
             case .monitorLayout(let list): list.lazy.compactMap { $0.problem() }.first
+            case .fileTerms(let terms): terms.problem()
+            case .fileList(_, _, let path) where path.utf8.count > FileTransferLimits.maxPathBytes: "a path longer than \(FileTransferLimits.maxPathBytes) bytes"
+            case .fileEntries(_, _, let entries) where entries.count > FileTransferLimits.maxEntriesPerMessage:
+                "\(entries.count) entries, limit is \(FileTransferLimits.maxEntriesPerMessage)"
+            case .fileEntries(_, _, let entries): entries.lazy.compactMap { $0.problem() }.first
+            case .fileOpen(let open): open.problem()
+            case .fileReady(let ready): ready.problem()
+            case .fileData(_, _, let data) where data.count > FileTransferLimits.maxChunkBytes:
+                "\(data.count) bytes of file data, limit is \(FileTransferLimits.maxChunkBytes)"
+            case .fileData(_, let offset, let data) where offset > FileTransferLimits.maxFileBytes - UInt64(data.count):
+                "data at \(offset) ends beyond the largest file"
+            case .fileEnd(_, let digest) where digest.count != FileTransferLimits.digestBytes: "a digest of \(digest.count) bytes"
             case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameAck, .cursorPosition, .stats, .linkStats,
-                 .clipboardRequest:
+                 .clipboardRequest, .fileList, .fileData, .fileAck, .fileEnd, .fileDone, .fileFailed:
                 nil
             }
         if let problem { throw WireError(.invalidValue, "\(type) message: \(problem)") }

@@ -1,0 +1,121 @@
+import Glibc
+public import ZRCProtocol
+public import ZRCSodium
+
+/// A regular file open for sending: read in order from an offset, hashed as it goes, and checked
+/// at the end against what it was when opened (size and modification time), so a file that
+/// changes while it is read is reported, never sent as a mix of old and new.
+public final class FileSource {
+    public let size: UInt64
+    public let mode: UInt16
+    public let modifiedMicros: Int64
+    public let shownPath: String
+    private let descriptor: Int32
+    private let opened: stat
+    private let digest = FileDigest()
+    /// Where the next read starts.
+    public private(set) var position: UInt64 = 0
+    private var closed = false
+
+    /// Opens `path` beneath `directory`: a regular file only (opened non-blocking first, so a FIFO
+    /// cannot hang the open), at most `maxBytes`.
+    public convenience init(_ path: RemotePath, in directory: ConfinedDirectory, maxBytes: UInt64) throws(FileSystemError) {
+        let descriptor = try directory.open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        try self.init(descriptor: descriptor, shownPath: directory.shown(path), maxBytes: maxBytes)
+    }
+
+    /// Opens a local file the user named (no confinement: the user chose it), the same checks.
+    public convenience init(localPath: String, maxBytes: UInt64) throws(FileSystemError) {
+        let descriptor = Glibc.open(localPath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileSystemError.errno(Glibc.errno, "open", localPath) }
+        try self.init(descriptor: descriptor, shownPath: localPath, maxBytes: maxBytes)
+    }
+
+    private init(descriptor: Int32, shownPath: String, maxBytes: UInt64) throws(FileSystemError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let code = Glibc.errno
+            _ = Glibc.close(descriptor)
+            throw FileSystemError.errno(code, "stat", shownPath)
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            _ = Glibc.close(descriptor)
+            let what = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            throw FileSystemError(.notRegularFile, "\(shownPath) is \(what)")
+        }
+        guard UInt64(status.st_size) <= maxBytes else {
+            _ = Glibc.close(descriptor)
+            throw FileSystemError(.tooLarge, "\(shownPath) has \(status.st_size) bytes, more than the \(maxBytes) allowed")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        self.descriptor = descriptor
+        self.shownPath = shownPath
+        opened = status
+        size = UInt64(status.st_size)
+        mode = UInt16(status.st_mode & 0o777)
+        modifiedMicros = FileTimes.micros(status.st_mtim)
+        posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+    }
+
+    deinit { close() }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        _ = Glibc.close(descriptor)
+    }
+
+    /// The digest of the first `count` bytes (a resumed transfer's prefix); reading goes on from there.
+    public func skip(to count: UInt64) throws(FileSystemError) -> [UInt8] {
+        precondition(position == 0, "skip only at the start")
+        var left = min(count, size)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while left > 0 {
+            left -= UInt64(try readSome(into: &buffer, max: Int(min(left, UInt64(buffer.count)))))
+        }
+        return digest.copy().finish()
+    }
+
+    /// Up to `count` bytes from the current position (fewer only at the end of the file).
+    public func read(_ count: Int) throws(FileSystemError) -> [UInt8] {
+        let wanted = Int(min(UInt64(count), size - min(size, position)))
+        var buffer = [UInt8](repeating: 0, count: wanted)
+        var filled = 0
+        while filled < wanted {
+            let got = buffer.withUnsafeMutableBytes { raw in pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(position)) }
+            if got < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw FileSystemError.errno(Glibc.errno, "read", shownPath)
+            }
+            guard got > 0 else { throw FileSystemError(.changed, "\(shownPath) became shorter while it was being read") }
+            filled += got
+            position += UInt64(got)
+        }
+        digest.update(buffer)
+        return buffer
+    }
+
+    private func readSome(into buffer: inout [UInt8], max: Int) throws(FileSystemError) -> Int {
+        while true {
+            let got = buffer.withUnsafeMutableBytes { raw in pread(descriptor, raw.baseAddress!, max, off_t(position)) }
+            if got < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw FileSystemError.errno(Glibc.errno, "read", shownPath)
+            }
+            guard got > 0 else { throw FileSystemError(.changed, "\(shownPath) became shorter while it was being read") }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0.prefix(got))) }
+            position += UInt64(got)
+            return got
+        }
+    }
+
+    /// After the last byte: the file's digest, or `changed` when its size or modification time is
+    /// not what it was when opened.
+    public func finish() throws(FileSystemError) -> [UInt8] {
+        var now = stat()
+        guard fstat(descriptor, &now) == 0 else { throw FileSystemError.errno(Glibc.errno, "stat", shownPath) }
+        guard now.st_size == opened.st_size, now.st_mtim.tv_sec == opened.st_mtim.tv_sec, now.st_mtim.tv_nsec == opened.st_mtim.tv_nsec
+        else { throw FileSystemError(.changed, "\(shownPath) changed while it was being read") }
+        return digest.finish()
+    }
+}

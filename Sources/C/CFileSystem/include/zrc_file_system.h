@@ -1,0 +1,21 @@
+#ifndef ZRC_FILE_SYSTEM_H
+#define ZRC_FILE_SYSTEM_H
+
+#include <stdint.h>
+
+/// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: `path` resolves beneath `dirfd` or
+/// fails (EXDEV for a `..` or symbolic link leading out, ELOOP for a magic link). glibc has no
+/// wrapper and Swift cannot call the variadic syscall(2). Returns the descriptor, or -1 with
+/// errno set (ENOSYS on kernels before 5.6: the caller then walks with O_NOFOLLOW).
+int zrc_open_beneath(int dirfd, const char *path, uint64_t flags, uint64_t mode);
+
+/// renameat2(2) with RENAME_NOREPLACE: EEXIST when `newpath` exists (atomically). -1 with errno
+/// (EINVAL or ENOSYS where the file system cannot: the caller falls back to linkat + unlinkat).
+int zrc_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+/// O_PATH and UTIME_OMIT, which Swift's Glibc module does not show (they need _GNU_SOURCE or
+/// are macros it cannot import).
+static const int zrc_o_path = 010000000;
+static const long zrc_utime_omit = (1l << 30) - 2l;
+
+#endif
