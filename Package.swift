@@ -118,8 +118,8 @@ let package = Package(
 
         // Kits: wire the protocol core to real I/O.
         .target(name: "ZRCNetworking", dependencies: ["ZRCSystem", "ZRCProtocol", logging] + nio),
-        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
-        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
+        .target(name: "ZRCHostKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCHostCore", "ZRCFiles", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
+        .target(name: "ZRCControllerKit", dependencies: ["ZRCProtocol", "ZRCFrames", "ZRCFiles", "ZRCNetworking", "ZRCReach", "ZRCStorage", logging] + nio),
         // The terminal viewer's pure logic: terminal input and replies, viewport mapping, scaling,
         // the kitty graphics protocol, status line, reconnect schedule.
         .target(name: "ZRCViewer", dependencies: ["ZRCProtocol", "ZRCFrames", base64]),

@@ -1,4 +1,5 @@
 public import ZRCFrames
+import Synchronization
 import ZRCNetworking
 public import ZRCProtocol
 
@@ -17,6 +18,8 @@ public actor ControllerSession {
     public nonisolated let events: AsyncStream<ControllerEvent>
     /// Frames, pointer and link measurements for the session's viewer, newest only.
     public nonisolated let feed = ViewerFeed()
+    /// The session's file requests (when the controller announced `fileTransfer`).
+    public nonisolated let files: FileTransferClient
     private let eventSink: AsyncStream<ControllerEvent>.Continuation
     private var connection: SecureConnection?
     private var pingWaiters: [UInt64: CheckedContinuation<UInt64, any Error>] = [:]
@@ -75,9 +78,30 @@ public actor ControllerSession {
         sessionID = response.sessionID
         granted = response.granted
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let link = FileLink()
+        files = FileTransferClient { message in await link.send(message) }
+        fileLink = link
     }
 
-    func attach(_ connection: SecureConnection) { self.connection = connection }
+    /// How the file client reaches the connection without holding the session.
+    private let fileLink: FileLink
+
+    final class FileLink: Sendable {
+        private let connection = Mutex<SecureConnection?>(nil)
+
+        func attach(_ connection: SecureConnection?) { self.connection.withLock { $0 = connection } }
+
+        /// False when the session is gone.
+        func send(_ message: ZRCMessage) async -> Bool {
+            guard let connection = connection.withLock({ $0 }) else { return false }
+            return (try? await connection.send(message)) != nil
+        }
+    }
+
+    func attach(_ connection: SecureConnection) {
+        self.connection = connection
+        fileLink.attach(connection)
+    }
 
     func deliver(_ message: ZRCMessage) async {
         if case .pong(let id, _, _) = message, let waiter = pingWaiters.removeValue(forKey: id) {
@@ -85,6 +109,10 @@ public actor ControllerSession {
             return
         }
         switch message {
+        case .fileTerms, .fileEntries, .fileReady, .fileData, .fileAck, .fileEnd, .fileDone, .fileFailed:
+            // Never through the events stream, which keeps only the newest 1024.
+            await files.received(message)
+            return
         case .error(.awaitingApproval, _):
             awaitingApproval = true
         case .frameUpdate(let update):
@@ -122,6 +150,7 @@ public actor ControllerSession {
             return
         case .hello(_, let capabilities, _):
             hostCapabilities = capabilities
+            await files.hostHello(capabilities)
             if let wantedPicture { await requestPicture(wantedPicture) }
         default:
             break
@@ -253,6 +282,9 @@ public actor ControllerSession {
         guard self.end == nil else { return }
         self.end = end
         connection = nil
+        fileLink.attach(nil)
+        let files = files
+        Task { await files.sessionEnded("\(end)") }
         for waiter in pingWaiters.values {
             waiter.resume(throwing: ControllerError(.connectionLost, "the session ended before the host answered: \(end)"))
         }

@@ -21,6 +21,8 @@ public struct ControllerConfiguration: Sendable {
     public var reach: ControllerReach
     /// Ask the host for its clipboard changes (announces `clipboard` in `hello`).
     public var wantsClipboard = false
+    /// List, upload and download files (announces `fileTransfer`; the session's `files`).
+    public var wantsFiles = false
     /// Track which pixels of the picture are exactly the host's (`ComposedFrame.isExact`): what a
     /// screenshot waits for.
     public var exactPictures = false
@@ -46,7 +48,7 @@ public struct ControllerConfiguration: Sendable {
     /// What `hello` announces.
     var announced: Capabilities {
         let base = capabilities ?? (makeDecoder == nil ? [.textInput] : [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures, .linkStats, .textInput, .extendedButtons, .monitors, .compactFrames, .sharedLosslessStream])
-        return wantsClipboard ? base.union(.clipboard) : base
+        return base.union(wantsClipboard ? .clipboard : []).union(wantsFiles ? .fileTransfer : [])
     }
 }
 

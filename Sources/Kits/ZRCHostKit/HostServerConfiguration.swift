@@ -48,6 +48,8 @@ public struct HostServerConfiguration: Sendable {
     /// How long a new session waits for the person at the host to accept it in the indicator
     /// (nil: sessions need no approval). Needs `indicator`: nobody could answer otherwise.
     public var approvalTimeout: Duration?
+    /// The files sessions in control may list, upload and download; nil: none (`--no-file-transfer`).
+    public var files: FileSharing?
 
     public init(listen: HostPort, hostName: String, advertisedAddresses: [String] = [], inviteLifetimeSeconds: Int = 600,
                 handshakeTimeout: Duration = .seconds(5), timings: ConnectionTimings = ConnectionTimings(),

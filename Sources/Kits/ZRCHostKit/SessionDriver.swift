@@ -7,9 +7,9 @@ import ZRCProtocol
 /// damage and the clock, and performs what it asks — one loop and one timer for the whole session,
 /// from the hello deadline to the end.
 actor SessionDriver {
-    private let flow: SessionFlow
-    private let logger: Logger
-    private var machine: HostSessionMachine
+    let flow: SessionFlow
+    let logger: Logger
+    var machine: HostSessionMachine
     private var connection: SecureConnection?
     /// The screen, once streaming started (nil: before the hello, or a controller that takes no frames).
     private var screen: ScreenStreamer?
@@ -22,6 +22,9 @@ actor SessionDriver {
     /// Clipboard reads under way beside the message loop (at most `clipboardPerSecond` start a second).
     private var besideTasks: [UInt64: Task<Void, Never>] = [:]
     private var nextBeside: UInt64 = 0
+    /// Open file transfers' disk work.
+    var uploads: [UInt32: UploadWriter] = [:]
+    var downloads: [UInt32: DownloadReader] = [:]
 
     init(flow: SessionFlow, policy: HostSessionMachine.Policy, logger: Logger) {
         self.flow = flow
@@ -54,6 +57,7 @@ actor SessionDriver {
     /// Stops the loop and the work beside it and waits for them, so nothing captures or reads the
     /// clipboard for the session after it ended.
     func stop() async {
+        await perform(machine.filesEnded())
         machine.connectionEnded()
         await flow.server.withdrawApproval(sessionID: flow.sessionID)
         let beside = besideTasks.values
@@ -66,6 +70,11 @@ actor SessionDriver {
         wake()
         await running?.value
         screen = nil
+        let open = uploads.values
+        uploads = [:]
+        for upload in open { await upload.finish(keepPart: true) }
+        for download in downloads.values { await download.close() }
+        downloads = [:]
     }
 
     // MARK: The loop
@@ -114,7 +123,7 @@ actor SessionDriver {
     }
 
     /// Something the machine may act on happened: the loop looks again.
-    private func wake() {
+    func wake() {
         guard let waiter else {
             eventPending = true
             return
@@ -125,7 +134,7 @@ actor SessionDriver {
 
     // MARK: Actions
 
-    private func perform(_ actions: [HostSessionAction]) async {
+    func perform(_ actions: [HostSessionAction]) async {
         for action in actions { await perform(action) }
     }
 
@@ -180,6 +189,20 @@ actor SessionDriver {
             try? await connection.send(message)
         case .close(let reason, let text):
             await connection.close(reason: reason, text: text)
+        case .listFiles(let id, let path, let itself):
+            listFiles(id, path: path, itself: itself, connection: connection)
+        case .openFile(let id, let open, let path):
+            openFile(id, open: open, path: path)
+        case .writeFile(let id, let data):
+            uploads[id]?.send(.data(data))
+        case .commitFile(let id, let digest):
+            uploads[id]?.send(.commit(digest: digest))
+        case .sendFileData(let id, let offset, let count):
+            await sendFileData(id, offset: offset, count: count, connection: connection)
+        case .endFile(let id):
+            await endFile(id, connection: connection)
+        case .closeFile(let id, let outcome):
+            await closeFile(id, outcome: outcome)
         }
     }
 
@@ -217,6 +240,7 @@ actor SessionDriver {
             screen = streamer
             machine.startStreaming(streamer.settings)
         }
+        await perform(machine.filesBegin())
     }
 
     private func inject(_ event: InputEvent) async {
@@ -240,6 +264,18 @@ actor SessionDriver {
                                          now: WireClock.monotonicMicros()))
         }
     }
+
+    /// Runs `body` beside the message loop, cancelled and awaited when the session ends.
+    func beside(_ body: @escaping @Sendable () async -> Void) {
+        let id = nextBeside
+        nextBeside += 1
+        besideTasks[id] = Task {
+            await body()
+            self.besideEnded(id)
+        }
+    }
+
+    private func besideEnded(_ id: UInt64) { besideTasks[id] = nil }
 
     /// Beside the message loop: an application slow to hand over its text must not hold up the
     /// session's pings, acks and input. Cancelled when the session ends.

@@ -28,7 +28,8 @@ struct SessionFlow: Sendable {
     /// What this host announces: every rect encoding and the cursor when it shares a screen,
     /// text input when it accepts input, the clipboard when it shares one.
     var hostCapabilities: Capabilities {
-        let clipboard: Capabilities = server.configuration.clipboard == nil ? [] : .clipboard
+        let clipboard: Capabilities = (server.configuration.clipboard == nil ? Capabilities() : .clipboard)
+            .union(server.configuration.files == nil ? Capabilities() : .fileTransfer)
         guard let sharing = server.configuration.sharing else { return clipboard }
         let screen: Capabilities = [.jpegRects, .solidRects, .rawRects, .losslessRects, .copyRects, .losslessFrames, .cursorShape, .scaledPictures,
                                     .linkStats, .monitors, .compactFrames, .sharedLosslessStream]
@@ -42,7 +43,8 @@ struct SessionFlow: Sendable {
             helloTimeoutMicros: ConnectionTimings.micros(configuration.handshakeTimeout),
             viewOnlyGrant: granted.contains(.viewOnly), acceptsInput: configuration.sharing?.input != nil,
             clipboard: configuration.clipboard.map { .init(selections: $0.selections, inViewOnlySessions: $0.inViewOnlySessions) },
-            approvalTimeoutMicros: configuration.indicator == nil ? nil : configuration.approvalTimeout.map(ConnectionTimings.micros))
+            approvalTimeoutMicros: configuration.indicator == nil ? nil : configuration.approvalTimeout.map(ConnectionTimings.micros),
+            files: configuration.files.map { FileTransferDesk.Policy(terms: $0.terms) })
     }
 
     var input: (any InputSink)? { server.configuration.sharing?.input }

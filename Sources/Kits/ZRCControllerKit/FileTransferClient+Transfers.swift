@@ -1,0 +1,188 @@
+public import ZRCFiles
+import ZRCFrames
+import ZRCNetworking
+public import ZRCProtocol
+
+extension FileTransferClient {
+    /// Uploads the local file at `localPath` to `remote` (the full remote path, name included).
+    /// `progress` hears the bytes the host has written. With `resume`, a part the host kept is
+    /// checked (its digest against this file's first bytes) and only the rest is sent; a part that
+    /// differs is dropped and the file sent whole.
+    public func upload(localPath: String, to remote: RemotePath, replace: Bool, resume: Bool,
+                       progress: @escaping @Sendable (UInt64) -> Void) async throws {
+        let terms = try await waitForTerms()
+        guard terms.directions.contains(.upload) else { throw FileTransferError(.refused, refusal(terms, "uploads")) }
+        let source: FileSource
+        do throws(FileSystemError) {
+            source = try FileSource(localPath: localPath, maxBytes: terms.maxFileBytes)
+        } catch {
+            throw FileTransferError(error)
+        }
+        defer { source.close() }
+        var flags: FileOpen.Flags = replace ? [.replace] : []
+        if resume { flags.insert(.resume) }
+        let id = allocate()
+        let open = FileOpen(requestID: id, direction: .upload, flags: flags, path: remote.text, size: source.size, mode: source.mode,
+                            modifiedMicros: source.modifiedMicros)
+        let ready: FileReady = try await withCheckedThrowingContinuation { waiter in
+            requests[id] = .upload(Upload(ready: waiter, progress: progress))
+            Task { if await !send(.fileOpen(open)) { self.lost(id) } }
+        }
+        if ready.offset > 0 {
+            let prefix: [UInt8]
+            do throws(FileSystemError) {
+                prefix = try source.skip(to: ready.offset)
+            } catch {
+                await cancel(id, error.text)
+                throw FileTransferError(error)
+            }
+            guard prefix == ready.prefixDigest else {
+                // The host's part is not this file's beginning: drop it, send the file whole.
+                await cancel(id, "the kept part differs from this file")
+                return try await upload(localPath: localPath, to: remote, replace: replace, resume: false, progress: progress)
+            }
+        }
+        progress(ready.offset)
+        var offset = ready.offset
+        let chunk = Int(terms.maxChunkBytes)
+        while offset < source.size {
+            try await waitForRoom(id)
+            let data: [UInt8]
+            do throws(FileSystemError) {
+                data = try source.read(Int(min(UInt64(chunk), source.size - offset)))
+            } catch {
+                await cancel(id, error.text)
+                throw FileTransferError(error)
+            }
+            let end = offset + UInt64(data.count)
+            let filler = nextFiller
+            nextFiller &+= 1
+            fillers[FillerKey(id: id, end: end)] = filler
+            pacer.sentFiller(id: filler, bytes: data.count + 48, now: WireClock.monotonicMicros())
+            guard await send(.fileData(requestID: id, offset: offset, data: data)) else {
+                lost(id)
+                throw ended ?? FileTransferError(.connectionLost, "the session ended")
+            }
+            offset = end
+        }
+        let digest: [UInt8]
+        do throws(FileSystemError) {
+            digest = try source.finish()
+        } catch {
+            await cancel(id, error.text)
+            throw FileTransferError(error)
+        }
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            guard case .upload(var upload) = requests[id] else {
+                waiter.resume(throwing: ended ?? FileTransferError(.connectionLost, "the request ended"))
+                return
+            }
+            upload.done = waiter
+            requests[id] = .upload(upload)
+            Task { if await !send(.fileEnd(requestID: id, digest: digest)) { self.lost(id) } }
+        }
+    }
+
+    /// Waits until the path has room for another chunk (or the request ended: then throws).
+    private func waitForRoom(_ id: UInt32) async throws {
+        while true {
+            guard case .upload = requests[id] else { throw ended ?? FileTransferError(.connectionLost, "the request ended") }
+            if pacer.fillerRoom > 0 { return }
+            await withCheckedContinuation { roomWaiters.append($0) }
+        }
+    }
+
+    func wakeRoomWaiters() {
+        let waiters = roomWaiters
+        roomWaiters = []
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Downloads `remote` into `directory` as `name` (the directory is the part's from then on,
+    /// closed with it). `size` is what a listing said; the host's answer must agree.
+    public func download(_ remote: RemotePath, into directory: ConfinedDirectory, as name: FileName, size: UInt64, replace: Bool,
+                         resume: Bool, progress: @escaping @Sendable (UInt64) -> Void) async throws {
+        let terms = try await waitForTerms()
+        guard terms.directions.contains(.download) else {
+            directory.close()
+            throw FileTransferError(.refused, refusal(terms, "downloads"))
+        }
+        guard size <= FileTransferLimits.maxFileBytes else {
+            directory.close()
+            throw FileTransferError(.host(.tooLarge), "the host announces \(size) bytes for \(remote), more than \(FileTransferLimits.maxFileBytes)")
+        }
+        let part: FilePart
+        do throws(FileSystemError) {
+            part = try FilePart(name, in: directory, size: size, resume: resume, replace: replace)
+        } catch {
+            throw FileTransferError(error)
+        }
+        let id = allocate()
+        var flags: FileOpen.Flags = replace ? [.replace] : []
+        if resume { flags.insert(.resume) }
+        let open = FileOpen(requestID: id, direction: .download, flags: flags, path: remote.text, offset: part.offset)
+        let kept = (offset: part.offset, digest: part.prefixDigest)
+        requests[id] = .download(Download(part: part, ready: nil, replace: replace, progress: progress))
+        let ready: FileReady = try await withCheckedThrowingContinuation { waiter in
+            guard case .download(var download) = requests[id] else {
+                waiter.resume(throwing: ended ?? FileTransferError(.connectionLost, "the request ended"))
+                return
+            }
+            download.ready = waiter
+            requests[id] = .download(download)
+            Task { if await !send(.fileOpen(open)) { self.lost(id) } }
+        }
+        guard ready.size == size, ready.offset == kept.offset, ready.offset == 0 || ready.prefixDigest == kept.digest else {
+            if case .download(let download) = requests.removeValue(forKey: id) { download.part.abandon(keep: false) }
+            _ = await send(.fileFailed(requestID: id, code: .cancelled, text: "the file changed since it was listed, or the kept part differs"))
+            throw FileTransferError(.host(.changed), "\(remote) changed on the host since it was listed (or the kept part differs); try again")
+        }
+        progress(ready.offset)
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            guard case .download(var download) = requests[id] else {
+                waiter.resume(throwing: ended ?? FileTransferError(.connectionLost, "the request ended"))
+                return
+            }
+            download.done = waiter
+            requests[id] = .download(download)
+        }
+    }
+
+    private func cancel(_ id: UInt32, _ why: String) async {
+        requests[id] = nil
+        _ = await send(.fileFailed(requestID: id, code: .cancelled, text: why))
+    }
+
+    private func refusal(_ terms: FileTerms, _ what: String) -> String {
+        terms.directions.isEmpty ? "the host lets this session transfer no files (view-only, or file transfer is off there)"
+            : "the host does not allow \(what)"
+    }
+}
+
+/// Why a transfer failed, for the commands' messages and exit codes.
+public struct FileTransferError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The host refused or failed it, with the protocol's code.
+        case host(FileErrorCode)
+        /// Something on this side (the local file system), with the protocol's code.
+        case local(FileErrorCode)
+        case refused
+        case connectionLost
+        case cancelled
+        case limit
+    }
+
+    public let kind: Kind
+    public let text: String
+
+    public init(_ kind: Kind, _ text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    init(_ error: FileSystemError) {
+        self.init(.local(error.code), error.text)
+    }
+
+    public var description: String { text }
+}

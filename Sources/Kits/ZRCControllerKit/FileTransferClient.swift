@@ -1,0 +1,227 @@
+public import ZRCFiles
+import ZRCFrames
+import ZRCNetworking
+public import ZRCProtocol
+
+/// A session's file requests, seen from the controller: listings, uploads paced to what the path
+/// takes (`FramePacer`'s filler room, fed by the host's acknowledgements, so input sent meanwhile
+/// never waits behind more than the path holds), and downloads written to a part file and checked
+/// before they take their name. Every size and name the host sends is treated as untrusted.
+public actor FileTransferClient {
+    let send: @Sendable (ZRCMessage) async -> Bool
+    private var hostTransfers: Bool?
+    private var terms: FileTerms?
+    private var termsWaiters: [CheckedContinuation<FileTerms, any Error>] = []
+    private var nextID: UInt32 = 1
+    var requests: [UInt32: Request] = [:]
+    var pacer = FramePacer()
+    var fillers: [FillerKey: UInt64] = [:]
+    var nextFiller: UInt64 = 1 << 63
+    var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    var ended: FileTransferError?
+
+    struct FillerKey: Hashable {
+        var id: UInt32
+        var end: UInt64
+    }
+
+    enum Request {
+        case listing(entries: [FileEntry], waiter: CheckedContinuation<[FileEntry], any Error>)
+        case upload(Upload)
+        case download(Download)
+    }
+
+    struct Upload {
+        var ready: CheckedContinuation<FileReady, any Error>?
+        var done: CheckedContinuation<Void, any Error>?
+        var acknowledged: UInt64 = 0
+        var progress: @Sendable (UInt64) -> Void
+    }
+
+    struct Download {
+        var part: FilePart
+        var ready: CheckedContinuation<FileReady, any Error>?
+        var done: CheckedContinuation<Void, any Error>?
+        var readyInfo: FileReady?
+        var replace: Bool
+        var progress: @Sendable (UInt64) -> Void
+    }
+
+    init(send: @escaping @Sendable (ZRCMessage) async -> Bool) {
+        self.send = send
+    }
+
+    // MARK: The session's reports
+
+    func hostHello(_ capabilities: Capabilities) {
+        hostTransfers = capabilities.contains(.fileTransfer)
+        if hostTransfers == false { failTerms(FileTransferError(.refused, "this host does not transfer files (its host.json turns it off, or it is older)")) }
+    }
+
+    func sessionEnded(_ text: String) {
+        let error = FileTransferError(.connectionLost, "the session ended: \(text)")
+        ended = error
+        failTerms(error)
+        for (id, request) in requests { fail(id, request, error) }
+        requests = [:]
+        roomWaiters.forEach { $0.resume() }
+        roomWaiters = []
+    }
+
+    private func failTerms(_ error: FileTransferError) {
+        termsWaiters.forEach { $0.resume(throwing: error) }
+        termsWaiters = []
+    }
+
+    func received(_ message: ZRCMessage) {
+        switch message {
+        case .fileTerms(let terms):
+            self.terms = terms
+            termsWaiters.forEach { $0.resume(returning: terms) }
+            termsWaiters = []
+        case .fileEntries(let id, let final, let page):
+            guard case .listing(var entries, let waiter) = requests[id] else { return }
+            guard entries.count + page.count <= FileTransferLimits.maxEntriesPerListing else {
+                requests[id] = nil
+                Task { _ = await send(.fileFailed(requestID: id, code: .cancelled, text: "more than \(FileTransferLimits.maxEntriesPerListing) entries")) }
+                waiter.resume(throwing: FileTransferError(.limit, "the listing has more than \(FileTransferLimits.maxEntriesPerListing) entries"))
+                return
+            }
+            entries += page
+            if final {
+                requests[id] = nil
+                waiter.resume(returning: entries)
+            } else {
+                requests[id] = .listing(entries: entries, waiter: waiter)
+            }
+        case .fileReady(let ready):
+            switch requests[ready.requestID] {
+            case .upload(var upload)?:
+                upload.ready?.resume(returning: ready)
+                upload.ready = nil
+                upload.acknowledged = ready.offset
+                requests[ready.requestID] = .upload(upload)
+            case .download(var download)?:
+                download.readyInfo = ready
+                download.ready?.resume(returning: ready)
+                download.ready = nil
+                requests[ready.requestID] = .download(download)
+            case .listing?, nil:
+                break
+            }
+        case .fileAck(let id, let offset):
+            if let filler = fillers.removeValue(forKey: FillerKey(id: id, end: offset)) {
+                pacer.acknowledged(frameID: filler, now: WireClock.monotonicMicros())
+            }
+            if case .upload(var upload) = requests[id], offset > upload.acknowledged {
+                upload.acknowledged = offset
+                upload.progress(offset)
+                requests[id] = .upload(upload)
+            }
+            wakeRoomWaiters()
+        case .fileData(let id, let offset, let data):
+            receivedData(id, offset: offset, data: data)
+        case .fileEnd(let id, let digest):
+            guard case .download(let download) = requests[id], let ready = download.readyInfo else { return }
+            requests[id] = nil
+            do throws(FileSystemError) {
+                try download.part.commit(expected: digest, mode: ready.mode, modifiedMicros: ready.modifiedMicros, replace: download.replace)
+                Task { _ = await send(.fileDone(requestID: id)) }
+                download.done?.resume()
+            } catch {
+                Task { _ = await send(.fileFailed(requestID: id, code: error.code, text: error.text)) }
+                download.done?.resume(throwing: FileTransferError(error))
+            }
+        case .fileDone(let id):
+            guard case .upload(let upload) = requests[id] else { return }
+            requests[id] = nil
+            upload.done?.resume()
+        case .fileFailed(let id, let code, let text):
+            guard let request = requests.removeValue(forKey: id) else { return }
+            let shown = TerminalSafeText.sanitized(text)
+            fail(id, request, FileTransferError(.host(code), "the host: \(shown)"))
+        default:
+            break
+        }
+    }
+
+    private func receivedData(_ id: UInt32, offset: UInt64, data: [UInt8]) {
+        guard case .download(let download) = requests[id], download.readyInfo != nil else { return }
+        guard offset == download.part.offset else {
+            abortDownload(id, download, FileSystemError(.protocolError, "the host sent data at \(offset), expected \(download.part.offset)"))
+            return
+        }
+        do throws(FileSystemError) {
+            try download.part.write(data)
+        } catch {
+            abortDownload(id, download, error)
+            return
+        }
+        let through = download.part.offset
+        download.progress(through)
+        Task { _ = await send(.fileAck(requestID: id, offset: through)) }
+    }
+
+    func abortDownload(_ id: UInt32, _ download: Download, _ error: FileSystemError) {
+        requests[id] = nil
+        download.part.abandon(keep: error.code != .protocolError && error.code != .noSpace)
+        Task { _ = await send(.fileFailed(requestID: id, code: error.code, text: error.text)) }
+        let failure = FileTransferError(error)
+        download.ready?.resume(throwing: failure)
+        download.done?.resume(throwing: failure)
+    }
+
+    private func fail(_ id: UInt32, _ request: Request, _ error: FileTransferError) {
+        switch request {
+        case .listing(_, let waiter):
+            waiter.resume(throwing: error)
+        case .upload(let upload):
+            upload.ready?.resume(throwing: error)
+            upload.done?.resume(throwing: error)
+        case .download(let download):
+            download.part.abandon(keep: true)
+            download.ready?.resume(throwing: error)
+            download.done?.resume(throwing: error)
+        }
+    }
+
+    // MARK: Requests
+
+    /// What the host lets this session do; waits for its `fileTerms`.
+    public func waitForTerms() async throws -> FileTerms {
+        if let terms { return terms }
+        if let ended { throw ended }
+        if hostTransfers == false { throw FileTransferError(.refused, "this host does not transfer files") }
+        return try await withCheckedThrowingContinuation { termsWaiters.append($0) }
+    }
+
+    func allocate() -> UInt32 {
+        defer { nextID = nextID == UInt32.max ? 1 : nextID + 1 }
+        return nextID
+    }
+
+    /// The directory at `path` (or, `itself`, the path alone).
+    public func list(_ path: RemotePath, itself: Bool = false) async throws -> [FileEntry] {
+        _ = try await waitForTerms()
+        let id = allocate()
+        return try await withCheckedThrowingContinuation { waiter in
+            requests[id] = .listing(entries: [], waiter: waiter)
+            Task { if await !send(.fileList(requestID: id, itself: itself, path: path.text)) { self.lost(id) } }
+        }
+    }
+
+    func lost(_ id: UInt32) {
+        guard let request = requests.removeValue(forKey: id) else { return }
+        fail(id, request, ended ?? FileTransferError(.connectionLost, "the session ended"))
+    }
+
+    /// Gives up every open request (Ctrl+C): the host hears `cancelled`; parts stay for `--resume`.
+    public func cancelAll() async {
+        let open = requests
+        requests = [:]
+        for (id, request) in open {
+            fail(id, request, FileTransferError(.cancelled, "cancelled"))
+            _ = await send(.fileFailed(requestID: id, code: .cancelled, text: "cancelled by the controller"))
+        }
+    }
+}

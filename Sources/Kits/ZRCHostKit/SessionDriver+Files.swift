@@ -1,0 +1,104 @@
+import Logging
+import ZRCFiles
+import ZRCHostCore
+import ZRCNetworking
+import ZRCProtocol
+
+/// The session's file work: listings and opens beside the loop, upload writes in each upload's
+/// own task (`UploadWriter`), download reads in each download's reader; reports go back to the
+/// machine, which decides what is sent.
+extension SessionDriver {
+    var files: FileSharing? { flow.server.configuration.files }
+
+    func listFiles(_ id: UInt32, path: RemotePath, itself: Bool, connection: SecureConnection) {
+        guard let files else { return }
+        beside { [weak self] in
+            do throws(FileSystemError) {
+                let entries = itself ? [try files.root.describe(path)] : try files.root.list(path, limit: FileTransferLimits.maxEntriesPerListing)
+                var start = 0
+                repeat {
+                    let page = Array(entries[start..<min(entries.count, start + FileTransferLimits.maxEntriesPerMessage)])
+                    start += page.count
+                    try? await connection.send(.fileEntries(requestID: id, final: start >= entries.count, entries: page))
+                } while start < entries.count
+            } catch {
+                try? await connection.send(.fileFailed(requestID: id, code: error.code, text: error.text))
+            }
+            await self?.listingEnded(id)
+        }
+    }
+
+    private func listingEnded(_ id: UInt32) {
+        machine.listingEnded(id)
+    }
+
+    func openFile(_ id: UInt32, open: FileOpen, path: RemotePath) {
+        guard let files else { return }
+        switch open.direction {
+        case .upload:
+            uploads[id] = UploadWriter(open: open, path: path, sharing: files) { [weak self] report in
+                await self?.uploadReported(id, report)
+            }
+        case .download:
+            let reader = DownloadReader()
+            downloads[id] = reader
+            beside { [weak self] in
+                let opened = await reader.open(open, path: path, sharing: files)
+                await self?.downloadOpened(id, opened)
+            }
+        }
+    }
+
+    private func uploadReported(_ id: UInt32, _ report: UploadWriter.Report) async {
+        switch report {
+        case .ready(let ready):
+            await perform(machine.fileReady(ready))
+        case .written(let through, let count):
+            await perform(machine.fileWritten(id, through: through, count: count))
+        case .committed:
+            logger.notice("file received: request \(id)")
+            await perform(machine.fileCommitted(id))
+        case .failed(let error, let keep):
+            await perform(machine.fileFailed(id, error.code, error.text, keepPart: keep))
+        }
+        wake()
+    }
+
+    private func downloadOpened(_ id: UInt32, _ opened: Result<FileReady, FileSystemError>) async {
+        switch opened {
+        case .success(let ready): await perform(machine.fileReady(ready))
+        case .failure(let error): await perform(machine.fileFailed(id, error.code, error.text, keepPart: false))
+        }
+        wake()
+    }
+
+    func sendFileData(_ id: UInt32, offset: UInt64, count: Int, connection: SecureConnection) async {
+        guard let reader = downloads[id] else { return }
+        switch await reader.read(count) {
+        case .success(let data):
+            guard let wire = try? await connection.sendCounted(.fileData(requestID: id, offset: offset, data: data)) else { return }
+            machine.fileChunkSent(id, end: offset + UInt64(data.count), wireBytes: wire, now: WireClock.monotonicMicros())
+        case .failure(let error):
+            await perform(machine.fileFailed(id, error.code, error.text, keepPart: false))
+        }
+    }
+
+    func endFile(_ id: UInt32, connection: SecureConnection) async {
+        guard let reader = downloads[id] else { return }
+        switch await reader.finish() {
+        case .success(let digest): try? await connection.send(.fileEnd(requestID: id, digest: digest))
+        case .failure(let error): await perform(machine.fileFailed(id, error.code, error.text, keepPart: false))
+        }
+    }
+
+    func closeFile(_ id: UInt32, outcome: FileOutcome) async {
+        if let upload = uploads.removeValue(forKey: id) {
+            switch outcome {
+            case .done: await upload.finish(keepPart: false)
+            case .failed(let keep), .cancelled(let keep): await upload.finish(keepPart: keep)
+            }
+        }
+        if let download = downloads.removeValue(forKey: id) { await download.close() }
+        if outcome != .done { logger.info("file request \(id) ended: \(outcome)") }
+    }
+}

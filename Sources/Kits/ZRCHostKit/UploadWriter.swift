@@ -1,0 +1,79 @@
+import ZRCFiles
+import ZRCProtocol
+
+/// One upload's disk work beside the session's message loop: the part is opened, written, synced
+/// and renamed by a task of its own, fed through an ordered queue, so a disk that stalls (writeback,
+/// a slow device) never holds up the session's input and frames. The queue is bounded by the
+/// session's file desk (`maxUnwrittenBytes`), which counts what was handed over and not yet written.
+final class UploadWriter: Sendable {
+    enum Command: Sendable {
+        case data([UInt8])
+        case commit(digest: [UInt8])
+        case abandon(keepPart: Bool)
+    }
+
+    enum Report: Sendable {
+        case ready(FileReady)
+        case written(through: UInt64, count: Int)
+        case committed
+        case failed(FileSystemError, keepPart: Bool)
+    }
+
+    private let commands: AsyncStream<Command>.Continuation
+    private let task: Task<Void, Never>
+
+    init(open: FileOpen, path: RemotePath, sharing: FileSharing, report: @escaping @Sendable (Report) async -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Command.self)
+        commands = continuation
+        task = Task {
+            let part: FilePart
+            do throws(FileSystemError) {
+                guard let name = path.name else { throw FileSystemError(.invalidPath, "the root is not a file") }
+                let directory = try sharing.root.directory(path.parent)
+                part = try FilePart(name, in: directory, size: open.size, resume: open.flags.contains(.resume),
+                                    replace: open.flags.contains(.replace))
+            } catch {
+                await report(.failed(error, keepPart: true))
+                return
+            }
+            await report(.ready(FileReady(requestID: open.requestID, size: open.size, mode: open.mode & 0o777, modifiedMicros: open.modifiedMicros,
+                                          offset: part.offset, prefixDigest: part.prefixDigest)))
+            for await command in stream {
+                switch command {
+                case .data(let data):
+                    do throws(FileSystemError) {
+                        try part.write(data)
+                        await report(.written(through: part.offset, count: data.count))
+                    } catch {
+                        part.abandon(keep: error.code != .noSpace)
+                        await report(.failed(error, keepPart: true))
+                        return
+                    }
+                case .commit(let digest):
+                    do throws(FileSystemError) {
+                        try part.commit(expected: digest, mode: open.mode, modifiedMicros: open.modifiedMicros,
+                                        replace: open.flags.contains(.replace))
+                        await report(.committed)
+                    } catch {
+                        part.abandon(keep: error.code != .integrity)
+                        await report(.failed(error, keepPart: error.code != .integrity))
+                    }
+                    return
+                case .abandon(let keep):
+                    part.abandon(keep: keep)
+                    return
+                }
+            }
+            part.abandon(keep: true)
+        }
+    }
+
+    func send(_ command: Command) { commands.yield(command) }
+
+    /// Ends the queue (abandoning the part unless it was committed) and waits for the task.
+    func finish(keepPart: Bool) async {
+        commands.yield(.abandon(keepPart: keepPart))
+        commands.finish()
+        await task.value
+    }
+}
