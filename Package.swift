@@ -149,10 +149,10 @@ let package = Package(
         // as libraries so that tests can parse arguments and pin the help without running anything;
         // each executable is one file whose `@main` is its library's root command.
         .target(name: "ZRCHostCommands",
-                dependencies: ["ZRCCommandSupport", "ZRCHostKit", "ZRCHostX11", "ZRCX11", "ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCNetworking",
+                dependencies: ["ZRCCommandSupport", "ZRCHostKit", "ZRCHostX11", "ZRCX11", "ZRCFiles", "ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCNetworking",
                                "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
         .target(name: "ZRCControllerCommands",
-                dependencies: ["ZRCSystem", "ZRCCommandSupport", "ZRCControllerKit", "ZRCKeyStore", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCStorage",
+                dependencies: ["ZRCSystem", "ZRCCommandSupport", "ZRCControllerKit", "ZRCFiles", "ZRCKeyStore", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCStorage",
                                "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCSodium", argumentParser, logging]),
         .executableTarget(name: "zrc-host", dependencies: ["ZRCHostCommands", argumentParser]),
         .executableTarget(name: "zrc-ctl", dependencies: ["ZRCControllerCommands", argumentParser]),

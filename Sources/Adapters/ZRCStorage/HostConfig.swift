@@ -7,6 +7,14 @@ public enum KeyStoreChoice: String, Codable, Sendable, CaseIterable {
     case file
 }
 
+/// Which way files may move (`fileTransfer` in host.json).
+public enum FileTransferChoice: String, Codable, Sendable, CaseIterable {
+    case off
+    case upload
+    case download
+    case both
+}
+
 /// `host.json` (schema: Schemas/host-config.schema.json). Every field is optional in the file;
 /// a missing file means all defaults.
 public struct HostConfig: Codable, Sendable, Equatable {
@@ -45,6 +53,15 @@ public struct HostConfig: Codable, Sendable, Equatable {
     /// The combinations that accept and refuse the oldest session waiting for approval.
     public var acceptSessionKey: String
     public var refuseSessionKey: String
+    /// Which way sessions in control may move files: off, upload, download or both.
+    public var fileTransfer: FileTransferChoice
+    /// Every remote path resolves beneath this directory (nil: the host user's home).
+    public var fileRoot: String?
+    /// Where dropped files land, beneath `fileRoot` (nil: the XDG download directory, else ~/Downloads).
+    public var uploadDirectory: String?
+    /// The largest file a transfer moves, either way.
+    public var maxFileBytes: UInt64
+    public static let maxFileBytesRange: ClosedRange<UInt64> = 1...(1 << 44)
 
     public static let defaultEndSessionsKey = "ctrl+alt+shift+End"
     public static let defaultAcceptSessionKey = "ctrl+alt+shift+y"
@@ -78,12 +95,17 @@ public struct HostConfig: Codable, Sendable, Equatable {
         approvalTimeoutSeconds = 60
         acceptSessionKey = Self.defaultAcceptSessionKey
         refuseSessionKey = Self.defaultRefuseSessionKey
+        fileTransfer = .both
+        fileRoot = nil
+        uploadDirectory = nil
+        maxFileBytes = 1 << 40
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case hostName, listen, keyStore, inviteLifetimeSeconds, handshakeTimeoutSeconds, keepaliveIntervalSeconds, deadPeerTimeoutSeconds,
              maxClockSkewSeconds, rendezvousUrls, relayUrls, stunUrls, transportPreference, lanDiscovery, clipboard, clipboardPrimary,
-             clipboardInViewOnly, indicator, endSessionsKey, approveSessions, approvalTimeoutSeconds, acceptSessionKey, refuseSessionKey
+             clipboardInViewOnly, indicator, endSessionsKey, approveSessions, approvalTimeoutSeconds, acceptSessionKey, refuseSessionKey,
+             fileTransfer, fileRoot, uploadDirectory, maxFileBytes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -119,6 +141,16 @@ public struct HostConfig: Codable, Sendable, Equatable {
         endSessionsKey = try container.decodeIfPresent(String.self, forKey: .endSessionsKey) ?? defaults.endSessionsKey
         acceptSessionKey = try container.decodeIfPresent(String.self, forKey: .acceptSessionKey) ?? defaults.acceptSessionKey
         refuseSessionKey = try container.decodeIfPresent(String.self, forKey: .refuseSessionKey) ?? defaults.refuseSessionKey
+        fileTransfer = try container.decodeChoice(FileTransferChoice.self, forKey: .fileTransfer) ?? defaults.fileTransfer
+        fileRoot = try container.decodeIfPresent(String.self, forKey: .fileRoot)
+        if let root = fileRoot, !root.hasPrefix("/") {
+            throw DecodingError.dataCorruptedError(forKey: .fileRoot, in: container, debugDescription: "`\(root)` is not an absolute path")
+        }
+        uploadDirectory = try container.decodeIfPresent(String.self, forKey: .uploadDirectory)
+        maxFileBytes = try container.decodeIfPresent(UInt64.self, forKey: .maxFileBytes) ?? defaults.maxFileBytes
+        guard Self.maxFileBytesRange.contains(maxFileBytes) else {
+            throw DecodingError.dataCorruptedError(forKey: .maxFileBytes, in: container, debugDescription: "\(maxFileBytes) is not 1…2^44 bytes")
+        }
         var combinations: [KeyCombo] = []
         for (key, text) in [(CodingKeys.endSessionsKey, endSessionsKey), (.acceptSessionKey, acceptSessionKey), (.refuseSessionKey, refuseSessionKey)] {
             let combination: KeyCombo

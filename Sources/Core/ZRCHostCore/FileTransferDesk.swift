@@ -140,7 +140,7 @@ public struct FileTransferDesk: Sendable {
 
     private mutating func opened(_ open: FileOpen, controlling: Bool) -> [HostSessionAction] {
         let id = open.requestID
-        let direction: FileTerms.Directions = open.direction == .upload ? .upload : .download
+        let direction: FileTerms.Directions = open.direction == .download ? .download : .upload
         if let refusal = refusal(id, controlling: controlling, direction: direction) { return refusal }
         let path: RemotePath
         do {
@@ -157,6 +157,9 @@ public struct FileTransferDesk: Sendable {
             requests[id] = .upload(Upload(size: open.size))
         case .download:
             requests[id] = .download(Download())
+        case .makeDirectory:
+            // Answered at once by the driver, like a listing.
+            requests[id] = .listing
         }
         return [.openFile(requestID: id, open: open, path: path)]
     }

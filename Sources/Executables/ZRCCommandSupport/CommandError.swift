@@ -9,6 +9,10 @@ public struct CommandError: Error, Sendable, CustomStringConvertible {
         case notRunning = 6
         case keyStore = 7
         case storage = 8
+        /// A recursive copy skipped entries (invalid names, special files); the rest was copied.
+        case partial = 9
+        /// Interrupted (Ctrl+C): what was under way stopped; parts stay for `--resume`.
+        case cancelled = 130
         case `internal` = 70
     }
 

@@ -65,7 +65,7 @@ struct ControllerContext {
     /// `wantsClipboard` asks for the host's clipboard changes (unless controller.json turns the
     /// clipboard off).
     func controller(showsScreen: Bool = false, wantsClipboard: Bool = false, exactPictures: Bool = false,
-                    viewerAcknowledges: Bool = false) throws(CommandError) -> ZRCController {
+                    viewerAcknowledges: Bool = false, wantsFiles: Bool = false) throws(CommandError) -> ZRCController {
         let crypto = try Identity.makeCrypto()
         let store = Identity.keyStore(keyStoreChoice, paths: paths, logger: logger)
         let identity = try Identity.loadOrCreate(role: .controller, keyID: keyID, store: store, crypto: crypto, logger: logger)
@@ -73,6 +73,7 @@ struct ControllerContext {
         configuration.wantsClipboard = wantsClipboard && config.clipboard
         configuration.exactPictures = exactPictures
         configuration.viewerAcknowledges = viewerAcknowledges
+        configuration.wantsFiles = wantsFiles
         if showsScreen {
             configuration.makeDecoder = try FrameCodec.decoderFactory()
         }

@@ -11,7 +11,7 @@ public struct ZRCControllerCommand: AsyncParsableCommand {
             then check the connection with `zrc-ctl ping NAME`.
             """,
         version: ZRCVersion.current,
-        subcommands: [PairCommand.self, DevicesCommand.self, AppCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self, ClipboardCommand.self,
+        subcommands: [PairCommand.self, DevicesCommand.self, AppCommand.self, ForgetCommand.self, PingCommand.self, ViewCommand.self, ScreenshotCommand.self, InputCommand.self, ClipboardCommand.self, CopyCommand.self, ListCommand.self,
                       IdentityCommand.self])
 
     public init() {}

@@ -45,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Share no clipboard with controllers (host.json: \"clipboard\": false).")
     var noClipboard = false
 
+    @Flag(help: "Move no files to or from controllers (host.json: \"fileTransfer\": \"off\").")
+    var noFileTransfer = false
+
     @Flag(help: "Share a desktop of the host's own: a private Xvfb with ~/.xsession, or openbox and an xterm, in it; stopped with the host. For machines without a screen.")
     var virtual = false
 
@@ -157,6 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
         serverConfiguration.cpace = try SodiumCPaceGroup()
         serverConfiguration.indicator = indicator
         serverConfiguration.approvalTimeout = approval ? .seconds(config.approvalTimeoutSeconds) : nil
+        serverConfiguration.files = try FileSharingWiring.sharing(config, turnedOff: noFileTransfer, environment: ProcessInfo.processInfo.environment)
         let server = HostServer(configuration: serverConfiguration, identity: identity, crypto: crypto,
                                 controllers: context.controllers, logger: context.logger)
         let serving = Task {

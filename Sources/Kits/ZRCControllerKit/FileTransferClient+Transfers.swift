@@ -186,3 +186,17 @@ public struct FileTransferError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { text }
 }
+
+extension FileTransferClient {
+    /// Creates the remote directory `path` (and missing parents).
+    public func makeDirectory(_ path: RemotePath, mode: UInt16 = 0o755) async throws {
+        let terms = try await waitForTerms()
+        guard terms.directions.contains(.upload) else { throw FileTransferError(.refused, "the host does not allow uploads") }
+        let id = allocate()
+        let open = FileOpen(requestID: id, direction: .makeDirectory, path: path.text, mode: mode)
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            requests[id] = .upload(Upload(ready: nil, done: waiter, progress: { _ in }))
+            Task { if await !send(.fileOpen(open)) { self.lost(id) } }
+        }
+    }
+}

@@ -39,6 +39,23 @@ extension SessionDriver {
             uploads[id] = UploadWriter(open: open, path: path, sharing: files) { [weak self] report in
                 await self?.uploadReported(id, report)
             }
+        case .makeDirectory:
+            guard let connection else { return }
+            beside { [weak self] in
+                var directory = files.root
+                do throws(FileSystemError) {
+                    for name in path.components {
+                        let next = try directory.makeDirectory(name, mode: UInt32(open.mode & 0o777 | 0o700))
+                        if directory.descriptor != files.root.descriptor { directory.close() }
+                        directory = next
+                    }
+                    try? await connection.send(.fileDone(requestID: id))
+                } catch {
+                    try? await connection.send(.fileFailed(requestID: id, code: error.code, text: error.text))
+                }
+                if directory.descriptor != files.root.descriptor { directory.close() }
+                await self?.listingEnded(id)
+            }
         case .download:
             let reader = DownloadReader()
             downloads[id] = reader

@@ -10,7 +10,7 @@ actor SessionDriver {
     let flow: SessionFlow
     let logger: Logger
     var machine: HostSessionMachine
-    private var connection: SecureConnection?
+    var connection: SecureConnection?
     /// The screen, once streaming started (nil: before the hello, or a controller that takes no frames).
     private var screen: ScreenStreamer?
     private var loop: Task<Void, Never>?

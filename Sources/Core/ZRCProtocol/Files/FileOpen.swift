@@ -1,6 +1,6 @@
 /// Controller → host (`fileOpen`, 0x53): start one file's upload or download.
 ///
-/// Layout: requestID u32, direction u8 (0 upload, 1 download), flags u8 (bit 0 replace an
+/// Layout: requestID u32, direction u8 (0 upload, 1 download, 2 make directory), flags u8 (bit 0 replace an
 /// existing file, bit 1 resume from a kept part), path string (`RemotePath` syntax), size u64
 /// (upload: the file's size, ≤ the host's maxFileBytes; download: 0), mode u16 (upload: permission
 /// bits, ≤ 0o7777; the receiver drops setuid, setgid and sticky), modifiedMicros i64 (upload: the
@@ -10,6 +10,9 @@ public struct FileOpen: Sendable, Equatable {
     public enum Direction: UInt8, Sendable, Equatable {
         case upload = 0
         case download = 1
+        /// Create the directory at `path` (and missing parents beneath the root); answered with
+        /// `fileDone` or `fileFailed`, no data. Needs the upload direction.
+        case makeDirectory = 2
     }
 
     public struct Flags: OptionSet, Sendable, Hashable {
@@ -64,7 +67,7 @@ public struct FileOpen: Sendable, Equatable {
     init(from reader: inout ByteReader) throws(WireError) {
         requestID = try reader.readUInt32("requestID")
         let raw = try reader.readUInt8("direction")
-        guard let direction = Direction(rawValue: raw) else { throw reader.invalid("direction", "is \(raw), must be 0 or 1") }
+        guard let direction = Direction(rawValue: raw) else { throw reader.invalid("direction", "is \(raw), must be 0…2") }
         self.direction = direction
         flags = Flags(rawValue: try reader.readUInt8("flags"))
         path = try reader.readString("path")
