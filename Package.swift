@@ -172,7 +172,7 @@ let package = Package(
         // controllers (HostHarness), the rendezvous broker and ICE in memory, a hostile host, and
         // hostile peers (connection and session floods).
         .target(name: "ZRCKitTesting",
-                dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCReach", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
+                dependencies: ["ZRCFiles", "ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCReach", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
                                "ZRCTestSupport", logging] + nio),
 
         // Headless Chromium under Playwright, for the browser viewer's tests and `zrc-bench web`.
@@ -195,7 +195,7 @@ let package = Package(
                                                           "ZRCIce", "CReach", "ZRCMQTT", "ZRCReach", "ZRCNetworking", "ZRCProtocol", logging]),
         .testTarget(name: "ZRCKitTests",
                     dependencies: ["ZRCHostKit", "ZRCControllerKit", "ZRCNetworking", "ZRCReach", "ZRCSodium", "ZRCStorage", "ZRCProtocol", "ZRCFrames",
-                                   "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCKitTesting", logging,
+                                   "ZRCFiles", "ZRCHostX11", "ZRCX11", "ZRCCommandSupport", "ZRCTestSupport", "ZRCXTestSupport", "ZRCKitTesting", logging,
                                    propertyBased] + nio),
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",

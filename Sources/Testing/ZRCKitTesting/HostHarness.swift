@@ -2,6 +2,7 @@ public import Foundation
 import Logging
 import Synchronization
 public import ZRCControllerKit
+public import ZRCFiles
 public import ZRCFrames
 public import ZRCHostKit
 import ZRCNetworking
@@ -33,7 +34,7 @@ public final class HostHarness: Sendable {
          sharing: ScreenSharing? = nil, policy: SessionPolicy = .viewOnly, admission: AdmissionLimits = AdmissionLimits(),
          reach: HostReach? = nil, clipboard: ClipboardSharing? = nil, listen: String = "127.0.0.1",
          lanDiscovery: (any LanDiscovery)? = nil, indicator: (any SessionIndicator)? = nil,
-         approvalTimeout: Duration? = nil) throws {
+         approvalTimeout: Duration? = nil, files: FileSharing? = nil) throws {
         PoolStallWatch.start()
         let crypto = try SodiumCrypto()
         self.crypto = crypto
@@ -54,6 +55,7 @@ public final class HostHarness: Sendable {
         configuration.cpace = try SodiumCPaceGroup()
         configuration.indicator = indicator
         configuration.approvalTimeout = approvalTimeout
+        configuration.files = files
         server = HostServer(configuration: configuration, identity: identity, crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("data/authorized-controllers.json")),
                             logger: log.logger)

@@ -33,9 +33,9 @@ struct HelpFixtureTests {
         let expected = Set(Self.pageNames.map { $0 + ".txt" })
         #expect(expected.count == Self.pageNames.count, "two commands map to one fixture name")
         // Both trees as declared: zrc-host is the root, 5 subcommands and 2 + 2 under `controllers` and
-        // `sessions`; zrc-ctl the root, 10 subcommands and 5 + 2 under `input` and `clipboard`.
+        // `sessions`; zrc-ctl the root, 12 subcommands and 5 + 2 under `input` and `clipboard`.
         #expect(CommandPage.all(of: ZRCHostCommand.self).count == 10)
-        #expect(CommandPage.all(of: ZRCControllerCommand.self).count == 18)
+        #expect(CommandPage.all(of: ZRCControllerCommand.self).count == 20)
         if HelpFixtures.updating {
             for stale in try HelpFixtures.names(in: HelpFixtures.sourceDirectory).subtracting(expected) {
                 try FileManager.default.removeItem(at: HelpFixtures.sourceDirectory.appendingPathComponent(stale))

@@ -179,6 +179,34 @@ enum RandomValues {
                             width: UInt16.random(in: 1...8000, using: &rng), height: UInt16.random(in: 1...8000, using: &rng),
                             isPrimary: Bool.random(using: &rng), name: string(&rng, maxBytes: 40))
             })
+        case .fileTerms:
+            .fileTerms(FileTerms(directions: FileTerms.Directions(rawValue: UInt8.random(in: 0...3, using: &rng)),
+                                 maxChunkBytes: UInt32.random(in: 1...16_384, using: &rng), maxFileBytes: UInt64.random(in: 0...(1 << 44), using: &rng),
+                                 maxPathBytes: UInt16.random(in: 0...4096, using: &rng), maxDepth: UInt8.random(in: 0...32, using: &rng),
+                                 maxEntries: UInt32.random(in: 0...65_536, using: &rng), maxOpenRequests: UInt8.random(in: 1...16, using: &rng),
+                                 uploadDirectory: ["", "Downloads", "a/b c/é"].randomElement(using: &rng)!, rootName: string(&rng)))
+        case .fileList: .fileList(requestID: int(&rng), itself: Bool.random(using: &rng), path: string(&rng))
+        case .fileEntries:
+            .fileEntries(requestID: int(&rng), final: Bool.random(using: &rng), entries: (0..<Int.random(in: 0...256, using: &rng)).map { _ in
+                FileEntry(name: bytes(in: 1...255, &rng), kind: FileEntry.Kind.allCases.randomElement(using: &rng)!, size: int(&rng),
+                          mode: UInt16.random(in: 0...0o7777, using: &rng), modifiedMicros: int(&rng))
+            })
+        case .fileOpen:
+            .fileOpen(FileOpen(requestID: int(&rng), direction: [.upload, .download, .makeDirectory].randomElement(using: &rng)!,
+                               flags: FileOpen.Flags(rawValue: UInt8.random(in: 0...3, using: &rng)), path: string(&rng), size: int(&rng),
+                               mode: UInt16.random(in: 0...0o7777, using: &rng), modifiedMicros: int(&rng), offset: int(&rng)))
+        case .fileReady:
+            .fileReady({ () -> FileReady in
+                let size: UInt64 = int(&rng)
+                return FileReady(requestID: int(&rng), size: size, mode: UInt16.random(in: 0...0o7777, using: &rng), modifiedMicros: int(&rng),
+                                 offset: UInt64.random(in: 0...size, using: &rng), prefixDigest: bytes(in: 32...32, &rng))
+            }())
+        case .fileData:
+            .fileData(requestID: int(&rng), offset: UInt64.random(in: 0...(1 << 43), using: &rng), data: bytes(in: 0...16_384, &rng))
+        case .fileAck: .fileAck(requestID: int(&rng), offset: int(&rng))
+        case .fileEnd: .fileEnd(requestID: int(&rng), digest: bytes(in: 32...32, &rng))
+        case .fileDone: .fileDone(requestID: int(&rng))
+        case .fileFailed: .fileFailed(requestID: int(&rng), code: FileErrorCode(rawValue: int(&rng)), text: string(&rng))
         }
     }
 
