@@ -94,6 +94,18 @@ public struct ConfinedDirectory: Sendable {
         return try directory(RemotePath(components: [name]))
     }
 
+    /// Creates `path` and its missing parents beneath this directory, each step confined like
+    /// `makeDirectory` (never through a symbolic link out of it).
+    public func makeDirectories(_ path: RemotePath, mode: UInt32) throws(FileSystemError) {
+        var current = self
+        defer { if current.descriptor != descriptor { current.close() } }
+        for name in path.components {
+            let next = try current.makeDirectory(name, mode: mode)
+            if current.descriptor != descriptor { current.close() }
+            current = next
+        }
+    }
+
     /// `path` for people: beneath `shownPath`.
     public func shown(_ path: RemotePath) -> String {
         path.components.isEmpty ? shownPath : shownPath.hasSuffix("/") ? shownPath + path.text : shownPath + "/" + path.text

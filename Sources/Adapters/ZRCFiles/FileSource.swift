@@ -82,28 +82,21 @@ public final class FileSource {
         var buffer = [UInt8](repeating: 0, count: wanted)
         var filled = 0
         while filled < wanted {
-            let got = buffer.withUnsafeMutableBytes { raw in pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(position)) }
-            if got < 0 {
-                if Glibc.errno == EINTR { continue }
-                throw FileSystemError.errno(Glibc.errno, "read", shownPath)
-            }
-            guard got > 0 else { throw FileSystemError(.changed, "\(shownPath) became shorter while it was being read") }
-            filled += got
-            position += UInt64(got)
+            filled += try readSome(into: &buffer, at: filled, max: wanted - filled)
         }
-        digest.update(buffer)
         return buffer
     }
 
-    private func readSome(into buffer: inout [UInt8], max: Int) throws(FileSystemError) -> Int {
+    /// One pread of at most `max` bytes into `buffer` at `index`, hashed; the position moves on.
+    private func readSome(into buffer: inout [UInt8], at index: Int = 0, max: Int) throws(FileSystemError) -> Int {
         while true {
-            let got = buffer.withUnsafeMutableBytes { raw in pread(descriptor, raw.baseAddress!, max, off_t(position)) }
+            let got = buffer.withUnsafeMutableBytes { raw in pread(descriptor, raw.baseAddress! + index, max, off_t(position)) }
             if got < 0 {
                 if Glibc.errno == EINTR { continue }
                 throw FileSystemError.errno(Glibc.errno, "read", shownPath)
             }
             guard got > 0 else { throw FileSystemError(.changed, "\(shownPath) became shorter while it was being read") }
-            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0.prefix(got))) }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[index..<(index + got)])) }
             position += UInt64(got)
             return got
         }

@@ -78,8 +78,8 @@ struct Copier {
     }
 
     private func uploadFile(_ local: String, to remote: RemotePath) async throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: local)[.size] as? UInt64) ?? 0
-        let progress = report.start(remote.text, total: size ?? 0)
+        let size = (try? FileManager.default.attributesOfItem(atPath: local))?[.size] as? UInt64 ?? 0
+        let progress = report.start(remote.text, total: size)
         try await files.upload(localPath: local, to: remote, replace: force, resume: resume) { progress.update($0) }
         progress.done()
     }

@@ -33,17 +33,11 @@ enum FileSharingWiring {
             throw CommandError(.failure, "host.json \"uploadDirectory\" \(error): it must be a path beneath the file root \(rootPath)")
         }
         // Created when missing, inside the root (never through a symbolic link out of it).
-        var directory = root
-        for name in upload.components {
-            do {
-                let next = try directory.makeDirectory(name, mode: 0o755)
-                if directory.descriptor != root.descriptor { directory.close() }
-                directory = next
-            } catch {
-                throw CommandError(.failure, "the upload directory \(root.shown(upload)) cannot be made: \(error)")
-            }
+        do {
+            try root.makeDirectories(upload, mode: 0o755)
+        } catch {
+            throw CommandError(.failure, "the upload directory \(root.shown(upload)) cannot be made: \(error)")
         }
-        if directory.descriptor != root.descriptor { directory.close() }
         return FileSharing(root: root, directions: directions, uploadDirectory: upload, maxFileBytes: config.maxFileBytes)
     }
 

@@ -1,5 +1,4 @@
 public import ZRCFrames
-import Synchronization
 import ZRCNetworking
 public import ZRCProtocol
 
@@ -85,18 +84,6 @@ public actor ControllerSession {
 
     /// How the file client reaches the connection without holding the session.
     private let fileLink: FileLink
-
-    final class FileLink: Sendable {
-        private let connection = Mutex<SecureConnection?>(nil)
-
-        func attach(_ connection: SecureConnection?) { self.connection.withLock { $0 = connection } }
-
-        /// False when the session is gone.
-        func send(_ message: ZRCMessage) async -> Bool {
-            guard let connection = connection.withLock({ $0 }) else { return false }
-            return (try? await connection.send(message)) != nil
-        }
-    }
 
     func attach(_ connection: SecureConnection) {
         self.connection = connection

@@ -42,18 +42,12 @@ extension SessionDriver {
         case .makeDirectory:
             guard let connection else { return }
             beside { [weak self] in
-                var directory = files.root
                 do throws(FileSystemError) {
-                    for name in path.components {
-                        let next = try directory.makeDirectory(name, mode: UInt32(open.mode & 0o777 | 0o700))
-                        if directory.descriptor != files.root.descriptor { directory.close() }
-                        directory = next
-                    }
+                    try files.root.makeDirectories(path, mode: UInt32(open.mode & 0o777 | 0o700))
                     try? await connection.send(.fileDone(requestID: id))
                 } catch {
                     try? await connection.send(.fileFailed(requestID: id, code: error.code, text: error.text))
                 }
-                if directory.descriptor != files.root.descriptor { directory.close() }
                 await self?.listingEnded(id)
             }
         case .download:
