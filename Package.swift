@@ -135,7 +135,7 @@ let package = Package(
         // `zrc-ctl view --web`: the session kept as the terminal viewer keeps it, shown in a local
         // page over a loopback HTTP server and WebSocket (SwiftNIO's HTTP/1 and WebSocket).
         .target(name: "ZRCWebViewerKit",
-                dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewerKit", "ZRCViewer", "ZRCControllerKit", "ZRCNetworking", "ZRCProtocol",
+                dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCViewerKit", "ZRCViewer", "ZRCControllerKit", "ZRCNetworking", "ZRCProtocol", "ZRCFiles", "ZRCSodium",
                                "ZRCFrames", logging] + nio + webServer),
         // The X11 screen as a host `ScreenSource`/`InputSink`: the kit's seam filled by the X11 adapter.
         .target(name: "ZRCHostX11", dependencies: ["ZRCHostKit", "ZRCX11", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", logging]),

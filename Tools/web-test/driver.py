@@ -192,6 +192,21 @@ class Driver:
         self.page.screenshot(path=path)
         return {}
 
+    def op_setInputFiles(self, selector, paths):
+        """Files chosen in a file input, as a user's picker would."""
+        self.page.set_input_files(selector, paths)
+        return {}
+
+    def op_expectDownload(self, expression, path, timeout=120):
+        """Runs `expression` and saves the browser download it starts to `path`."""
+        with self.page.expect_download(timeout=timeout * 1000) as info:
+            self.page.evaluate(expression)
+        download = info.value
+        failure = download.failure()
+        if failure is None:
+            download.save_as(path)
+        return {"name": download.suggested_filename, "failure": failure}
+
     def op_fetch(self, url, method="GET", headers=None):
         """A request from the page's context (what a script on it could do)."""
         return {"value": self.page.evaluate("""async ([u, m, h]) => {

@@ -47,7 +47,8 @@ public final class FilePart {
                 throw FileSystemError(.exists, "\(shownPath) already exists (replace it with --force)")
             }
         }
-        let flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (resume ? 0 : O_TRUNC)
+        // Not truncated at open: another transfer may still hold it (below).
+        let flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC
         let descriptor = openat(directory.descriptor, partName, flags, 0o600)
         guard descriptor >= 0 else {
             let code = Glibc.errno
@@ -62,6 +63,20 @@ public final class FilePart {
             directory.close()
             throw FileSystemError(.permissionDenied, "\(directory.shown(RemotePath.root))/\(partName) is not a part file this user made")
         }
+        // One writer per part: a transfer resumed right after its controller was killed waits
+        // (5 s at most) for the old session's writer, which may still be ending, to let go.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            attempts += 1
+            guard Glibc.errno == EWOULDBLOCK, attempts < 100 else {
+                _ = Glibc.close(descriptor)
+                directory.close()
+                throw FileSystemError(.limit, "\(shownPath) is being written by another transfer")
+            }
+            usleep(50_000)
+        }
+        if !resume { _ = ftruncate(descriptor, 0) }
+        _ = fstat(descriptor, &status)  // what the writer before left, now that it is done
         var kept = resume ? UInt64(max(0, status.st_size)) : 0
         if kept > size {
             kept = 0

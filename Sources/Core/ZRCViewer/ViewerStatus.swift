@@ -30,6 +30,8 @@ public struct ViewerStatus: Sendable, Equatable {
     public var roundTripMillis: Double?
     /// A message for the user, shown for a moment after the state (paste mode, clipboard).
     public var notice: String?
+    /// File copies running beside the viewer (`zrc-ctl cp` to or from this host).
+    public var transfers: String?
 
     public init(host: String, renderer: String) {
         self.host = host
@@ -41,6 +43,7 @@ public struct ViewerStatus: Sendable, Equatable {
     public func line(width: Int) -> String {
         var parts = [TerminalSafeText.sanitized(host), TerminalSafeText.sanitized(stateText)]
         if let notice { parts.append(TerminalSafeText.sanitized(notice)) }
+        if let transfers { parts.append(TerminalSafeText.sanitized(transfers)) }
         parts.append(renderer)
         if case .connected = state {
             if let path {

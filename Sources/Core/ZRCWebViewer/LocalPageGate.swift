@@ -1,3 +1,5 @@
+import ZRCProtocol
+
 /// Decides every request that reaches the browser viewer's loopback server, the way Jupyter
 /// guards its local server: any web page the user visits, and any other local user, can send
 /// requests to 127.0.0.1, so nothing but the page shell is served without proof of the token.
@@ -11,6 +13,10 @@
 /// - The WebSocket upgrade needs the cookie and an `Origin` equal to the page's own origin.
 /// - The app's API (`zrc-ctl app`: `POST /api/…`, JSON) needs the same cookie and `Origin`; a
 ///   server without an API (`view --web`) has none of those paths.
+/// - File transfers need the cookie and a ticket (128 random bits, one use) that the viewer gave
+///   the page over its WebSocket: an upload (`POST`) also its own `Origin`; a download (`GET`, a
+///   navigation that carries no `Origin`) a `Sec-Fetch-Site` of `same-origin` when the browser
+///   sends one. The ticket itself is checked by the viewer.
 ///
 /// Sans-IO: requests in, decisions out; randomness comes in as bytes.
 public struct LocalPageGate: Sendable {
@@ -43,8 +49,13 @@ public struct LocalPageGate: Sendable {
 
     /// How large a request's body to `path` may be.
     public func bodyLimit(path: String) -> Int {
-        servesAPI && path.hasPrefix(PagePaths.apiPrefix) ? Self.maximumApiBodyBytes : Self.maximumBodyBytes
+        if path.hasPrefix(PagePaths.uploadPrefix) { return Self.maximumUploadBytes }
+        return servesAPI && path.hasPrefix(PagePaths.apiPrefix) ? Self.maximumApiBodyBytes : Self.maximumBodyBytes
     }
+
+    /// An upload's body: a file, at most the protocol's largest (its ticket names the exact size,
+    /// which the viewer holds the body to as it streams through; nothing is kept whole).
+    public static let maximumUploadBytes = Int(FileTransferLimits.maxFileBytes)
 
     /// The cookie's name: per port, so two viewers on one machine keep their own.
     public var cookieName: String { "zrc-viewer-\(port)" }
@@ -65,6 +76,10 @@ public struct LocalPageGate: Sendable {
         case upgrade
         /// An API call of the app (`path` starts with `/api/`); its JSON body follows.
         case api(path: String)
+        /// Stream the body into the upload with this ticket (the viewer checks the ticket).
+        case upload(ticket: String)
+        /// Answer with the download of this ticket.
+        case download(ticket: String)
         /// Answer with `status` and say no more than `reason.text`.
         case refuse(status: Int, reason: Refusal)
     }
@@ -78,6 +93,7 @@ public struct LocalPageGate: Sendable {
         case badOrigin = "Origin is not the page's own"
         case noCookie = "no valid viewer cookie"
         case badToken = "wrong or missing token"
+        case crossSite = "a download asked for by another site"
         case badMethod = "method not allowed"
         case notFound = "no such path"
 
@@ -116,6 +132,17 @@ public struct LocalPageGate: Sendable {
             guard originIsOwn(request, host: host) else { return .refuse(status: 403, reason: .badOrigin) }
             guard hasValidCookie(request) else { return .refuse(status: 403, reason: .noCookie) }
             return .api(path: path)
+        case _ where path.hasPrefix(PagePaths.uploadPrefix):
+            guard request.method == "POST" else { return .refuse(status: 405, reason: .badMethod) }
+            guard originIsOwn(request, host: host) else { return .refuse(status: 403, reason: .badOrigin) }
+            guard hasValidCookie(request) else { return .refuse(status: 403, reason: .noCookie) }
+            return .upload(ticket: String(path.dropFirst(PagePaths.uploadPrefix.count)))
+        case _ where path.hasPrefix(PagePaths.downloadPrefix):
+            guard request.method == "GET" else { return .refuse(status: 405, reason: .badMethod) }
+            let sites = request.values(of: "sec-fetch-site")
+            guard sites.allSatisfy({ $0.lowercased() == "same-origin" }) else { return .refuse(status: 403, reason: .crossSite) }
+            guard hasValidCookie(request) else { return .refuse(status: 403, reason: .noCookie) }
+            return .download(ticket: String(path.dropFirst(PagePaths.downloadPrefix.count)))
         default:
             guard request.method == "GET" || request.method == "HEAD" else { return .refuse(status: 405, reason: .badMethod) }
             guard files.contains(path) else { return .refuse(status: 404, reason: .notFound) }

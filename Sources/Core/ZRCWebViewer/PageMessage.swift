@@ -21,6 +21,8 @@ public enum PageMessage: Sendable, Equatable {
     /// The page's clipboard, pasted: becomes the host's clipboard.
     case clipboard(String)
     case command(PageCommand)
+    /// File work the page asks for (`tag`: the page's number for the request, echoed in its events).
+    case files(PageFileRequest)
 
     public enum PointerAction: UInt8, Sendable, Equatable {
         case move = 0
@@ -31,6 +33,7 @@ public enum PageMessage: Sendable, Equatable {
     /// Type bytes (0x80 and up: page to `zrc-ctl`).
     enum Kind: UInt8 {
         case view = 0x81, drawn = 0x82, pointer = 0x83, wheel = 0x84, key = 0x85, text = 0x86, clipboard = 0x87, command = 0x88
+        case fileList = 0x89, fileUpload = 0x8A, fileDownload = 0x8B, fileCancel = 0x8C
     }
 
     /// The largest message a page may send: a 1 MiB clipboard paste and its header.
@@ -80,6 +83,19 @@ public enum PageMessage: Sendable, Equatable {
             let raw = try reader.readUInt8("command")
             guard let command = PageCommand(rawValue: raw) else { throw reader.invalid("command", "unknown command \(raw)") }
             message = .command(command)
+        case .fileList:
+            message = .files(.list(tag: try reader.readUInt32("tag"), path: try reader.readString("path", maxLength: FileTransferLimits.maxPathBytes)))
+        case .fileUpload:
+            let tag = try reader.readUInt32("tag")
+            let replace = try reader.readBool("replace")
+            let size = try reader.readUInt64("size")
+            let modified = try reader.read(Int64.self, "modified")
+            message = .files(.upload(tag: tag, replace: replace, size: size, modifiedMillis: modified,
+                                     path: try reader.readString("path", maxLength: FileTransferLimits.maxPathBytes)))
+        case .fileDownload:
+            message = .files(.download(tag: try reader.readUInt32("tag"), path: try reader.readString("path", maxLength: FileTransferLimits.maxPathBytes)))
+        case .fileCancel:
+            message = .files(.cancel(tag: try reader.readUInt32("tag")))
         }
         try reader.expectEnd()
         return message
@@ -128,6 +144,8 @@ public enum PageMessage: Sendable, Equatable {
         case .command(let command):
             writer.write(Kind.command.rawValue)
             writer.write(command.rawValue)
+        case .files(let request):
+            request.write(to: &writer)
         }
         return writer.bytes
     }
@@ -143,4 +161,42 @@ public enum PageCommand: UInt8, Sendable, Equatable, CaseIterable {
     case takeHostClipboard = 3
     /// Release every key and button the page holds (it lost focus).
     case releaseAll = 4
+}
+
+/// The page's file requests (the browser viewer's file panel and drops). Paths are the user's
+/// text, checked by the viewer (`RemotePath`) before anything reaches the host.
+public enum PageFileRequest: Sendable, Equatable {
+    /// List the directory at `path` beneath the host's transfer root.
+    case list(tag: UInt32, path: String)
+    /// Prepare an upload of `size` bytes to `path` (relative to the host's upload directory);
+    /// answered with a ticket for `POST /files/upload/TICKET`, or `exists` (unless `replace`).
+    case upload(tag: UInt32, replace: Bool, size: UInt64, modifiedMillis: Int64, path: String)
+    /// Prepare a download of `path` (beneath the root); answered with a ticket for
+    /// `GET /files/download/TICKET`, which the page hands to the browser's own download.
+    case download(tag: UInt32, path: String)
+    /// Stop request `tag` (its upload or download ends; the host hears `cancelled`).
+    case cancel(tag: UInt32)
+
+    func write(to writer: inout ByteWriter) {
+        switch self {
+        case .list(let tag, let path):
+            writer.write(PageMessage.Kind.fileList.rawValue)
+            writer.write(tag)
+            writer.write(string: path, maxLength: FileTransferLimits.maxPathBytes)
+        case .upload(let tag, let replace, let size, let modified, let path):
+            writer.write(PageMessage.Kind.fileUpload.rawValue)
+            writer.write(tag)
+            writer.write(replace)
+            writer.write(size)
+            writer.write(modified)
+            writer.write(string: path, maxLength: FileTransferLimits.maxPathBytes)
+        case .download(let tag, let path):
+            writer.write(PageMessage.Kind.fileDownload.rawValue)
+            writer.write(tag)
+            writer.write(string: path, maxLength: FileTransferLimits.maxPathBytes)
+        case .cancel(let tag):
+            writer.write(PageMessage.Kind.fileCancel.rawValue)
+            writer.write(tag)
+        }
+    }
 }

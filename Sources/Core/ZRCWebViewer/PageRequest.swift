@@ -36,6 +36,10 @@ public enum PagePaths {
     public static let tokenHeader = "x-zrc-token"
     /// The app's API calls (`zrc-ctl app` only): `POST /api/NAME` with a JSON body.
     public static let apiPrefix = "/api/"
+    /// `POST /files/upload/TICKET`: the body is the file the page's `fileUpload` announced.
+    public static let uploadPrefix = "/files/upload/"
+    /// `GET /files/download/TICKET`: the file the page's `fileDownload` asked for, as an attachment.
+    public static let downloadPrefix = "/files/download/"
 }
 
 /// Lower-case hex for tokens and cookies, both ways (ZRCProtocol's `Hex` only encodes).

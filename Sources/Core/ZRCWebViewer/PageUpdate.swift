@@ -20,9 +20,12 @@ public enum PageUpdate: Sendable {
     case end(PageEnd, reason: String)
     /// The host's monitors (in screen pixels), for showing one of them.
     case monitors([MonitorArea])
+    /// A file event, as JSON (terms, listing, ticket, exists, progress, done, failed; every
+    /// peer text in it sanitized, names that are not valid shown escaped).
+    case files([UInt8])
 
     enum Kind: UInt8 {
-        case hello = 0x01, frame = 0x02, cursor = 0x03, cursorVisible = 0x04, status = 0x05, clipboard = 0x06, end = 0x07, monitors = 0x08
+        case hello = 0x01, frame = 0x02, cursor = 0x03, cursorVisible = 0x04, status = 0x05, clipboard = 0x06, end = 0x07, monitors = 0x08, files = 0x09
     }
 
     public var encoded: [UInt8] {
@@ -52,6 +55,9 @@ public enum PageUpdate: Sendable {
             writer.write(visible)
         case .status(let json):
             writer.write(Kind.status.rawValue)
+            writer.write(bytes: json)
+        case .files(let json):
+            writer.write(Kind.files.rawValue)
             writer.write(bytes: json)
         case .clipboard(let text):
             writer.write(Kind.clipboard.rawValue)

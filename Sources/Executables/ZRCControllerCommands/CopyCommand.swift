@@ -53,7 +53,7 @@ struct CopyCommand: AsyncParsableCommand {
             let upload = RemoteSpec(paths.last!) != nil
             let host = upload ? RemoteSpec(paths.last!)!.host : RemoteSpec(paths[0])!.host
             let link = try await FileSession.open(options, host: host)
-            let report = CopyReport(json: json, quiet: quiet)
+            let report = CopyReport(json: json, quiet: quiet, host: host)
             let files = link.session.files
             let signals = CommandRunner.onTerminationSignal { _ in Task { await files.cancelAll() } }
             defer { signals.forEach { $0.cancel() } }
@@ -68,6 +68,7 @@ struct CopyCommand: AsyncParsableCommand {
                 report.finished()
                 if copier.skipped > 0 { throw CommandError(.partial, "\(copier.skipped) entries were skipped (see above); the rest was copied") }
             } catch {
+                TransferBoard.remove()
                 await link.close()
                 throw FileSession.commandError(error)
             }

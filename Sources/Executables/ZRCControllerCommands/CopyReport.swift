@@ -11,9 +11,12 @@ final class CopyReport: Sendable {
     private let json: Bool
     private let quiet: Bool
     private let terminal: Bool
+    /// The host's name, for a terminal viewer's status line (`TransferBoard`).
+    private let host: String
     private let totals = Mutex<(files: Int, bytes: UInt64, started: ContinuousClock.Instant)>((0, 0, .now))
 
-    init(json: Bool, quiet: Bool) {
+    init(json: Bool, quiet: Bool, host: String) {
+        self.host = host
         self.json = json
         self.quiet = quiet
         terminal = isatty(STDERR_FILENO) == 1
@@ -57,6 +60,9 @@ final class CopyReport: Sendable {
     fileprivate func show(_ progress: Progress, done: UInt64, elapsed: Duration, final: Bool) {
         let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         let rate = Double(done) / seconds
+        if final { TransferBoard.remove() } else {
+            TransferBoard.post(.init(host: host, file: progress.name, done: done, total: progress.total, bytesPerSecond: Int(rate)))
+        }
         if json {
             Console.line(FileSession.json(["event": final ? "done" : "progress", "file": progress.name, "bytes": done, "total": progress.total,
                                            "bytesPerSecond": Int(rate)]))
@@ -79,6 +85,7 @@ final class CopyReport: Sendable {
     }
 
     func finished() {
+        TransferBoard.remove()
         let (files, bytes, started) = totals.withLock { ($0.files, $0.bytes, $0.started) }
         let elapsed = ContinuousClock.now - started
         let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

@@ -73,7 +73,7 @@ struct ViewCommand: AsyncParsableCommand {
             let context = try ControllerContext.load(options)
             let clipboard = !noClipboard && context.config.clipboard
             // The browser acknowledges what it drew, and the host's pace follows it.
-            let controller = try context.controller(showsScreen: true, wantsClipboard: clipboard, viewerAcknowledges: web)
+            let controller = try context.controller(showsScreen: true, wantsClipboard: clipboard, viewerAcknowledges: web, wantsFiles: web)
             // Fail before taking over the terminal when the name is unknown.
             _ = try await context.knownHost(named: name)
             let name = self.name
@@ -92,7 +92,8 @@ struct ViewCommand: AsyncParsableCommand {
                                                    probeTimeout: DurationText.duration(probeTimeout) ?? .milliseconds(800),
                                                    fullResolution: fullResolution, clipboard: clipboard,
                                                    clipboardFromHost: clipboard && (clipboardFromHost || context.config.clipboardFromHost),
-                                                   pasteMode: Self.pasteMode(context.config.pasteMode)),
+                                                   pasteMode: Self.pasteMode(context.config.pasteMode),
+                                                   transfersBeside: { TransferBoard.summary(host: name) }),
                 openSession: { viewOnly async throws(ControllerError) in try await controller.connect(to: name, viewOnly: viewOnly) },
                 makeRenderer: Self.makeRenderer, logger: context.logger)
             try Self.finish(await viewer.run(), name: name)

@@ -12,13 +12,34 @@ extension FileTransferClient {
                        progress: @escaping @Sendable (UInt64) -> Void) async throws {
         let terms = try await waitForTerms()
         guard terms.directions.contains(.upload) else { throw FileTransferError(.refused, refusal(terms, "uploads")) }
-        let source: FileSource
+        let source: LocalUploadSource
         do throws(FileSystemError) {
-            source = try FileSource(localPath: localPath, maxBytes: terms.maxFileBytes)
+            source = try LocalUploadSource(localPath: localPath, maxBytes: terms.maxFileBytes)
         } catch {
             throw FileTransferError(error)
         }
-        defer { source.close() }
+        do {
+            try await upload(source, to: remote, replace: replace, resume: resume, progress: progress)
+            await source.close()
+        } catch let error as FileTransferError where error.kind == .host(.integrity) && resume {
+            // The host's part is not this file's beginning: it was dropped; send the file whole.
+            await source.close()
+            return try await upload(localPath: localPath, to: remote, replace: replace, resume: false, progress: progress)
+        } catch {
+            await source.close()
+            throw error
+        }
+    }
+
+    /// Uploads what `source` gives to `remote`; with `resume`, a kept part whose digest differs
+    /// from the source's first bytes fails the request with `host(.integrity)` (the host drops it).
+    public func upload(_ source: any UploadSource, to remote: RemotePath, replace: Bool, resume: Bool,
+                       progress: @escaping @Sendable (UInt64) -> Void) async throws {
+        let terms = try await waitForTerms()
+        guard terms.directions.contains(.upload) else { throw FileTransferError(.refused, refusal(terms, "uploads")) }
+        guard source.size <= terms.maxFileBytes else {
+            throw FileTransferError(.host(.tooLarge), "\(source.size) bytes is more than the host's \(terms.maxFileBytes) per file")
+        }
         var flags: FileOpen.Flags = replace ? [.replace] : []
         if resume { flags.insert(.resume) }
         let id = allocate()
@@ -31,15 +52,14 @@ extension FileTransferClient {
         if ready.offset > 0 {
             let prefix: [UInt8]
             do throws(FileSystemError) {
-                prefix = try source.skip(to: ready.offset)
+                prefix = try await source.skip(to: ready.offset)
             } catch {
                 await cancel(id, error.text)
                 throw FileTransferError(error)
             }
             guard prefix == ready.prefixDigest else {
-                // The host's part is not this file's beginning: drop it, send the file whole.
                 await cancel(id, "the kept part differs from this file")
-                return try await upload(localPath: localPath, to: remote, replace: replace, resume: false, progress: progress)
+                throw FileTransferError(.host(.integrity), "the part the host kept of \(remote) differs from this file")
             }
         }
         progress(ready.offset)
@@ -49,7 +69,7 @@ extension FileTransferClient {
             try await waitForRoom(id)
             let data: [UInt8]
             do throws(FileSystemError) {
-                data = try source.read(Int(min(UInt64(chunk), source.size - offset)))
+                data = try await source.read(Int(min(UInt64(chunk), source.size - offset)))
             } catch {
                 await cancel(id, error.text)
                 throw FileTransferError(error)
@@ -67,7 +87,7 @@ extension FileTransferClient {
         }
         let digest: [UInt8]
         do throws(FileSystemError) {
-            digest = try source.finish()
+            digest = try await source.finish()
         } catch {
             await cancel(id, error.text)
             throw FileTransferError(error)
@@ -117,7 +137,23 @@ extension FileTransferClient {
         } catch {
             throw FileTransferError(error)
         }
+        try await download(remote, to: part, size: size, replace: replace, resume: resume, progress: progress)
+    }
+
+    /// Downloads `remote` into `part` (which the client owns from then on). `size` is what a
+    /// listing said; the host's answer must agree.
+    public func download(_ remote: RemotePath, to part: sending any DownloadSink, size: UInt64, replace: Bool, resume: Bool,
+                         progress: @escaping @Sendable (UInt64) -> Void) async throws {
+        let terms = try await waitForTerms()
+        guard terms.directions.contains(.download) else {
+            part.abandon(keep: false)
+            throw FileTransferError(.refused, refusal(terms, "downloads"))
+        }
         let id = allocate()
+        part.acknowledge { [weak self] offset in
+            guard let self else { return }
+            Task { await self.acknowledgeDownload(id, through: offset) }
+        }
         var flags: FileOpen.Flags = replace ? [.replace] : []
         if resume { flags.insert(.resume) }
         let open = FileOpen(requestID: id, direction: .download, flags: flags, path: remote.text, offset: part.offset)

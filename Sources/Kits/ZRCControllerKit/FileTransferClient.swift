@@ -39,13 +39,16 @@ public actor FileTransferClient {
     }
 
     struct Download {
-        var part: FilePart
+        var part: any DownloadSink
         var ready: CheckedContinuation<FileReady, any Error>?
         var done: CheckedContinuation<Void, any Error>?
         var readyInfo: FileReady?
         var replace: Bool
         var progress: @Sendable (UInt64) -> Void
     }
+
+    /// Listings and transfers open now.
+    public var openRequestCount: Int { requests.count }
 
     init(send: @escaping @Sendable (ZRCMessage) async -> Bool) {
         self.send = send
@@ -151,15 +154,22 @@ public actor FileTransferClient {
             abortDownload(id, download, FileSystemError(.protocolError, "the host sent data at \(offset), expected \(download.part.offset)"))
             return
         }
+        let now: Bool
         do throws(FileSystemError) {
-            try download.part.write(data)
+            now = try download.part.take(data)
         } catch {
             abortDownload(id, download, error)
             return
         }
         let through = download.part.offset
         download.progress(through)
-        Task { _ = await send(.fileAck(requestID: id, offset: through)) }
+        if now { Task { _ = await send(.fileAck(requestID: id, offset: through)) } }
+    }
+
+    /// A sink took on the bytes before `offset` (it acknowledges itself, `DownloadSink.take`).
+    func acknowledgeDownload(_ id: UInt32, through offset: UInt64) async {
+        guard case .download = requests[id] else { return }
+        _ = await send(.fileAck(requestID: id, offset: offset))
     }
 
     func abortDownload(_ id: UInt32, _ download: Download, _ error: FileSystemError) {

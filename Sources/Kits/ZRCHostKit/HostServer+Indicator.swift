@@ -18,8 +18,19 @@ extension HostServer {
     func sessionsChanged() {
         guard configuration.indicator != nil else { return }
         let waiting = approvals.map { IndicatedSession(controllerName: $0.controllerName, viewOnly: $0.viewOnly, awaitingApproval: true) }
-        let live = sessions.all.sorted { $0.id < $1.id }.map { IndicatedSession(controllerName: $0.controllerName, viewOnly: $0.viewOnly) }
+        let live = sessions.all.sorted { $0.id < $1.id }.map { entry in
+            IndicatedSession(controllerName: entry.controllerName, viewOnly: entry.viewOnly,
+                             arriving: (arrivals[entry.id] ?? [:]).sorted { $0.key < $1.key }.map(\.value))
+        }
         indicatorUpdates.continuation.yield(waiting + live)
+    }
+
+    /// A session's upload `id` started, progressed or (nil) ended: the indicator says so.
+    func fileArriving(sessionID: UInt64, id: UInt32, _ file: IndicatedSession.ArrivingFile?) {
+        guard configuration.indicator != nil else { return }
+        arrivals[sessionID, default: [:]][id] = file
+        if arrivals[sessionID]?.isEmpty == true { arrivals[sessionID] = nil }
+        sessionsChanged()
     }
 
     /// Keeps the indicator current, ends every session when the person at the host presses the

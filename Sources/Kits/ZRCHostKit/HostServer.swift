@@ -25,6 +25,8 @@ public actor HostServer {
     var sessions = LiveSessions()
     /// Sessions waiting for the person at the host, oldest first (see `HostServer+Indicator`).
     var approvals: [PendingApproval] = []
+    /// Uploads arriving, by session and request (for the indicator).
+    var arrivals: [UInt64: [UInt32: IndicatedSession.ArrivingFile]] = [:]
     /// Keys revoked while this server runs: a handshake that passed its authorization check just
     /// before a revoke must not register afterwards (the check and the registration are separate
     /// actor steps). Cleared when the key pairs again.
@@ -272,6 +274,7 @@ public actor HostServer {
     /// The session ended (or its set-up failed): off the listing, its slot and control freed.
     func closeSession(_ sessionID: UInt64, controller: NoisePublicKey) async {
         sessions.remove(id: sessionID)
+        arrivals[sessionID] = nil
         ledger.closeSession(sessionID, controller: controller)
         sessionsChanged()
         await endTemporaryAuthorization(of: controller)

@@ -36,6 +36,7 @@ extension SessionDriver {
         guard let files else { return }
         switch open.direction {
         case .upload:
+            arriving[id] = (IndicatedSession.ArrivingFile(path: path.text, size: open.size, written: 0), .now)
             uploads[id] = UploadWriter(open: open, path: path, sharing: files) { [weak self] report in
                 await self?.uploadReported(id, report)
             }
@@ -63,8 +64,10 @@ extension SessionDriver {
     private func uploadReported(_ id: UInt32, _ report: UploadWriter.Report) async {
         switch report {
         case .ready(let ready):
+            await tellIndicator(id, written: ready.offset, force: true)
             await perform(machine.fileReady(ready))
         case .written(let through, let count):
+            await tellIndicator(id, written: through, force: false)
             await perform(machine.fileWritten(id, through: through, count: count))
         case .committed:
             logger.notice("file received: request \(id)")
@@ -102,7 +105,19 @@ extension SessionDriver {
         }
     }
 
+    /// The indicator hears of an arriving file when it starts, then about once a second.
+    private func tellIndicator(_ id: UInt32, written: UInt64, force: Bool) async {
+        guard var entry = arriving[id] else { return }
+        entry.file.written = written
+        let now = ContinuousClock.now
+        let tell = force || now - entry.told >= .seconds(1)
+        if tell { entry.told = now }
+        arriving[id] = entry
+        if tell { await flow.server.fileArriving(sessionID: flow.sessionID, id: id, entry.file) }
+    }
+
     func closeFile(_ id: UInt32, outcome: FileOutcome) async {
+        if arriving.removeValue(forKey: id) != nil { await flow.server.fileArriving(sessionID: flow.sessionID, id: id, nil) }
         if let upload = uploads.removeValue(forKey: id) {
             switch outcome {
             case .done: await upload.finish(keepPart: false)

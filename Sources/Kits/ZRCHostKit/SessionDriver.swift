@@ -24,6 +24,8 @@ actor SessionDriver {
     private var nextBeside: UInt64 = 0
     /// Open file transfers' disk work.
     var uploads: [UInt32: UploadWriter] = [:]
+    /// Uploads as the host's indicator shows them, and when it was last told.
+    var arriving: [UInt32: (file: IndicatedSession.ArrivingFile, told: ContinuousClock.Instant)] = [:]
     var downloads: [UInt32: DownloadReader] = [:]
 
     init(flow: SessionFlow, policy: HostSessionMachine.Policy, logger: Logger) {

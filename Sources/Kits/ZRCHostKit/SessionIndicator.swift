@@ -1,3 +1,4 @@
+import Foundation
 public import ZRCProtocol
 
 /// What the person at the host sees of the live sessions: a window on the shared screen (the
@@ -49,11 +50,43 @@ public struct IndicatedSession: Sendable, Equatable {
     public var viewOnly: Bool
     /// It waits for approval (it is not live yet).
     public var awaitingApproval: Bool
+    /// Files it is sending to this machine now.
+    public var arriving: [ArrivingFile]
 
-    public init(controllerName: String, viewOnly: Bool, awaitingApproval: Bool = false) {
+    public init(controllerName: String, viewOnly: Bool, awaitingApproval: Bool = false, arriving: [ArrivingFile] = []) {
         self.controllerName = controllerName
         self.viewOnly = viewOnly
         self.awaitingApproval = awaitingApproval
+        self.arriving = arriving
+    }
+
+    /// A file a controller is uploading, as the person at the host sees it.
+    public struct ArrivingFile: Sendable, Equatable {
+        /// Where it lands, beneath the transfer root.
+        public var path: String
+        public var size: UInt64
+        public var written: UInt64
+
+        public init(path: String, size: UInt64, written: UInt64) {
+            self.path = path
+            self.size = size
+            self.written = written
+        }
+
+        var shown: String {
+            let percent = size == 0 ? 100 : Int(written * 100 / size)
+            return "\(TerminalSafeText.sanitized(path)) (\(percent)% of \(Self.bytes(size)))"
+        }
+
+        static func bytes(_ count: UInt64) -> String {
+            let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+            var value = Double(count), unit = 0
+            while value >= 1024, unit < units.count - 1 {
+                value /= 1024
+                unit += 1
+            }
+            return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+        }
     }
 
     /// The indicator's lines for `sessions`: the oldest request for approval first, with the
@@ -71,7 +104,10 @@ public struct IndicatedSession: Sendable, Equatable {
         let names = live.map { "\(TerminalSafeText.sanitized($0.controllerName)) (\($0.viewOnly ? "view-only" : "in control"))" }
         let head = live.count == 1 ? "ZRC: \(names[0]) is connected to this screen"
             : "ZRC: \(live.count) sessions on this screen: " + names.joined(separator: ", ")
-        return lines + [head, "Press \(keys.end) to end \(live.count == 1 ? "it" : "them all")"]
+        // What arrives is said, so nobody at the host is surprised by a file in their Downloads.
+        let arriving = live.flatMap { session in session.arriving.map { "\(TerminalSafeText.sanitized(session.controllerName)) sends \($0.shown)" } }
+        let files = arriving.isEmpty ? [] : ["Receiving: " + arriving.prefix(3).joined(separator: ", ") + (arriving.count > 3 ? ", …" : "")]
+        return lines + [head] + files + ["Press \(keys.end) to end \(live.count == 1 ? "it" : "them all")"]
     }
 }
 

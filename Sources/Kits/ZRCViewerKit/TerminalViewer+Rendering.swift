@@ -49,6 +49,10 @@ extension TerminalViewer {
             let snapshot = session.feed.take()
             let frame = snapshot.frame
             let cursor = snapshot.cursor
+            if let besides = configuration.transfersBeside, ContinuousClock.now - transfersRead >= .seconds(1) {
+                transfersRead = .now
+                status.transfers = besides()
+            }
             if let link = snapshot.link, link.deliveryRate > 0 {
                 status.pathRate = Double(link.deliveryRate)
                 status.queueMillis = Double(link.queueMicros) / 1000

@@ -47,6 +47,8 @@ public actor TerminalViewer {
     var renderer: (any TerminalRenderer)?
     var picture = ViewerPicture()
     var status: ViewerStatus
+    /// When the status line last asked what copies run beside the viewer.
+    var transfersRead: ContinuousClock.Instant = .now - .seconds(10)
     var session: ControllerSession?
     /// The picture last asked of the host (asked again only when it changes).
     var requestedPicture: PictureRequest?

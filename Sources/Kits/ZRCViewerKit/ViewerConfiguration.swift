@@ -28,10 +28,14 @@ public struct ViewerConfiguration: Sendable {
     public var clipboardFromHost: Bool
     /// What a paste does at first (Ctrl+] p cycles).
     public var pasteMode: PasteMode
+    /// What file copies to or from this host (`zrc-ctl cp` beside the viewer) are doing, for the
+    /// status line; asked once a second (nil: nothing runs).
+    public var transfersBeside: (@Sendable () -> String?)?
 
     public init(hostName: String, viewOnly: Bool = false, renderer: RendererKind? = nil, maximumFramesPerSecond: Int = 60,
                 probeTimeout: Duration = .milliseconds(800), sharedMemory: Bool = true, fullResolution: Bool = false, clipboard: Bool = true,
-                clipboardFromHost: Bool = false, pasteMode: PasteMode = .type) {
+                clipboardFromHost: Bool = false, pasteMode: PasteMode = .type, transfersBeside: (@Sendable () -> String?)? = nil) {
+        self.transfersBeside = transfersBeside
         self.pasteMode = pasteMode
         self.clipboard = clipboard
         self.clipboardFromHost = clipboardFromHost

@@ -6,6 +6,8 @@ import NIOWebSocket
 import Synchronization
 import ZRCNetworking
 import ZRCWebViewer
+import ZRCFiles
+import ZRCControllerKit
 import ZRCWebPage
 
 /// An answer of the app's API: a status and a JSON body.
@@ -33,14 +35,16 @@ public final class LocalPageServer: Sendable {
     static let httpLifetime: Duration = .seconds(30)
 
     public let port: Int
-    private let gateBox: GateBox
+    let gateBox: GateBox
     private let openConnections = Atomic<Int>(0)
     private let serverChannel: NIOAsyncChannel<Accepted, Never>
-    private let logger: Logger
-    private let randomBytes: @Sendable (Int) -> [UInt8]
+    let logger: Logger
+    let randomBytes: @Sendable (Int) -> [UInt8]
     /// The file served at `/`: the viewer's page, or the app's.
     private let entry: String
     private let api: PageAPIHandler?
+    /// The viewer that answers file tickets now (`routeFiles`).
+    let fileRoute = Mutex<(@Sendable () async -> WebViewer?)?>(nil)
 
     /// A connection and what its first request made of it.
     struct Accepted: Sendable {
@@ -85,6 +89,17 @@ public final class LocalPageServer: Sendable {
         self.randomBytes = randomBytes
         self.entry = entry
         self.api = api
+    }
+
+    /// Sends upload and download tickets to the viewer `route` gives (the viewer of `view --web`,
+    /// or the app's current one).
+    public func routeFiles(_ route: @escaping @Sendable () async -> WebViewer?) {
+        fileRoute.withLock { $0 = route }
+    }
+
+    func fileViewer() async -> WebViewer? {
+        guard let route = fileRoute.withLock({ $0 }) else { return nil }
+        return await route()
     }
 
     /// The page's address with the token in its fragment.
@@ -152,6 +167,8 @@ public final class LocalPageServer: Sendable {
             var head: HTTPRequestHead?
             var body: [UInt8] = []
             var limit = LocalPageGate.maximumBodyBytes
+            var upload: PageUploadPipe?
+            defer { if let upload { Task { await upload.bodyEnded(complete: false) } } }
             for try await part in inbound {
                 switch part {
                 case .head(let received):
@@ -159,6 +176,29 @@ public final class LocalPageServer: Sendable {
                     body = []
                     let path = PageRequest(received).path
                     limit = gateBox.gate.withLock { $0?.bodyLimit(path: path) } ?? LocalPageGate.maximumBodyBytes
+                    if path.hasPrefix(PagePaths.uploadPrefix) {
+                        // Decided before the body: it streams into the upload, never kept whole.
+                        guard let pipe = try await startUpload(received, outbound: outbound) else { return }
+                        upload = pipe
+                    }
+                case .body(let buffer) where upload != nil:
+                    do {
+                        try await upload!.put(Array(buffer.readableBytesView))
+                    } catch {
+                        try await respondFileJSON(outbound, status: 409, ["error": error.text], head: head)
+                        return
+                    }
+                case .end where upload != nil:
+                    let pipe = upload!
+                    upload = nil
+                    await pipe.bodyEnded(complete: true)
+                    switch await pipe.result() {
+                    case .success:
+                        try await respondFileJSON(outbound, status: 200, ["done": "true"], head: head)
+                    case .failure(let error):
+                        try await respondFileJSON(outbound, status: 409, ["error": error.text], head: head)
+                    }
+                    return
                 case .body(let buffer):
                     // Checked before it is kept: a body only grows to its path's limit.
                     if body.count + buffer.readableBytes > limit {
@@ -211,6 +251,13 @@ public final class LocalPageServer: Sendable {
             // A connection per call: none outlives `httpLifetime` in the middle of a request.
             try await respond(outbound, status: answer.status, contentType: "application/json", body: answer.json, keepAlive: false, head: head)
             return false
+        case .download(let ticket):
+            try await serveDownload(ticket, head: head, outbound: outbound)
+            return false
+        case .upload:
+            // Handled at the head (`startUpload`); a body-less repeat lands here.
+            try await respond(outbound, status: 400, keepAlive: false, head: head)
+            return false
         case .upgrade:
             // Passed the gate but asked for no WebSocket upgrade.
             try await respond(outbound, status: 400, keepAlive: false, head: head)
@@ -222,7 +269,7 @@ public final class LocalPageServer: Sendable {
         }
     }
 
-    private func respond(_ outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>, status: Int,
+    func respond(_ outbound: NIOAsyncChannelOutboundWriter<HTTPPart<HTTPResponseHead, ByteBuffer>>, status: Int,
                          contentType: String? = nil, body: [UInt8]? = nil, contentLength: Int? = nil,
                          extra: [(String, String)] = [], keepAlive: Bool, head: HTTPRequestHead?) async throws {
         var headers = HTTPHeaders(PageSecurityHeaders.all)
@@ -236,7 +283,7 @@ public final class LocalPageServer: Sendable {
         try await outbound.write(.end(nil))
     }
 
-    private func logOnce(_ reason: LocalPageGate.Refusal?, _ text: String) {
+    func logOnce(_ reason: LocalPageGate.Refusal?, _ text: String) {
         gateBox.logOnce(reason, text, logger: logger)
     }
 

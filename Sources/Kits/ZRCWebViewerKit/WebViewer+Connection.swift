@@ -113,6 +113,7 @@ extension WebViewer {
     private func attach(_ session: ControllerSession) {
         self.session = session
         state.sessionStarted(path: session.path.description)
+        watchFileTerms(session)
         if let wanted = state.wantedPicture {
             Task { await session.requestPicture(wanted) }
         }

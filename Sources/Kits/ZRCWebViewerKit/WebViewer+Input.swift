@@ -55,6 +55,9 @@ extension WebViewer {
         case .text(let text):
             guard !isViewOnly else { return }
             await send(InputEvent.textEvents(for: text))
+        case .files(let request):
+            // Beside the page's input, never in front of it: a listing waits for the host.
+            Task { await self.handleFiles(request) }
         case .clipboard(let text):
             guard !isViewOnly, core.clipboardAvailable, let session else { return }
             try? await session.send(.clipboard(.text(text)))

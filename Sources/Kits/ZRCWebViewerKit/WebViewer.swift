@@ -20,6 +20,8 @@ public actor WebViewer {
     var exit: ViewerExit?
     var exitWaiters: [CheckedContinuation<ViewerExit, Never>] = []
     var state = WebViewerState()
+    /// The page's file tickets and transfers.
+    var files = PageFileDesk()
     /// The session logic shared with the terminal viewer.
     var core: ViewerCore
     /// Frames the page has been sent and not yet said it drew.
@@ -40,6 +42,7 @@ public actor WebViewer {
     /// called, or the session cannot go on.
     public func run(server: LocalPageServer) async -> ViewerExit {
         await withTaskGroup(of: Void.self) { group in
+            server.routeFiles { self }
             group.addTask { try? await server.run { link in await self.adopt(link) } }
             let exit = await runSession()
             await server.close()
@@ -100,6 +103,7 @@ public actor WebViewer {
         sendHello()
         sendStatus()
         if !state.monitors.isEmpty { link.send(.monitors(state.monitors)) }
+        sendFileTerms()
         if let session { pushCursor(session.feed.cursor, force: true) }
         Task {
             for await message in link.messages {

@@ -26,11 +26,11 @@ import ZRCProtocol
             harness = try HostHarness(files: sharing)
         }
 
-        func session() async throws -> ControllerSession {
+        func session(viewOnly: Bool = false) async throws -> ControllerSession {
             _ = try await harness.start()
             let (controller, _) = harness.controller(capabilities: [.textInput, .fileTransfer])
             try await harness.pair(controller, name: "desk")
-            return try await controller.connect(to: "desk")
+            return try await controller.connect(to: "desk", viewOnly: viewOnly)
         }
     }
 
@@ -110,6 +110,27 @@ import ZRCProtocol
             } catch let error as FileTransferError {
                 #expect(error.kind == .refused)
             }
+            await session.close()
+        }
+    }
+
+    @Test func aViewOnlySessionIsRefusedEveryFileRequest() async throws {
+        let fixture = try Fixture()
+        try await fixture.harness.stoppingAfter {
+            let session = try await fixture.session(viewOnly: true)
+            let terms = try await session.files.waitForTerms()
+            #expect(terms.directions.isEmpty, "a watcher is told it may transfer nothing")
+            let source = fixture.local.appendingPathComponent("a.txt")
+            try Data("hello".utf8).write(to: source)
+            do {
+                try await session.files.upload(localPath: source.path, to: try RemotePath(parsing: "Downloads/a.txt"), replace: false,
+                                               resume: false) { _ in }
+                Issue.record("a view-only session uploaded")
+            } catch let error as FileTransferError {
+                #expect(error.kind == .refused, "\(error)")
+                #expect(error.text.contains("view-only"), "the refusal says why: \(error)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("Downloads/a.txt").path))
             await session.close()
         }
     }

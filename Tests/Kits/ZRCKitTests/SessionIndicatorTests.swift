@@ -102,6 +102,10 @@ import ZRCKitTesting
           IndicatedSession(controllerName: "cat", viewOnly: false)],
          ["ZRC: ann asks to watch this screen", "Press Ctrl+Alt+Shift+Y to accept, Ctrl+Alt+Shift+N to refuse (1 more waiting)",
           "ZRC: cat (in control) is connected to this screen", "Press Ctrl+Alt+Shift+End to end it"]),
+        ([IndicatedSession(controllerName: "ann", viewOnly: false,
+                           arriving: [.init(path: "Downloads/report\u{1B}[2J.pdf", size: 3 << 20, written: 1 << 20)])],
+         ["ZRC: ann (in control) is connected to this screen", "Receiving: ann sends Downloads/report\u{FFFD}[2J.pdf (33% of 3.0 MiB)",
+          "Press Ctrl+Alt+Shift+End to end it"]),
     ])
     func theIndicatorNamesEachControllerAndHowToEndThem(sessions: [IndicatedSession], lines: [String]) {
         let keys = IndicatorKeys(end: "Ctrl+Alt+Shift+End", approval: .init(accept: "Ctrl+Alt+Shift+Y", refuse: "Ctrl+Alt+Shift+N"))

@@ -18,6 +18,10 @@ import ZRCWebViewer
         .text("日本語"),
         .clipboard("line one\nline two"),
         .command(.ctrlAltDelete),
+        .files(.list(tag: 1, path: "Documents/Ünïcode")),
+        .files(.upload(tag: 2, replace: true, size: 1 << 44, modifiedMillis: -5, path: "folder/a.txt")),
+        .files(.download(tag: 3, path: "a.txt")),
+        .files(.cancel(tag: UInt32.max)),
     ]
 
     @Test(arguments: examples)

@@ -45,6 +45,7 @@ struct AppCommand: AsyncParsableCommand {
             } catch {
                 throw CommandError(.failure, "cannot listen on \(address) for the app: \(error)")
             }
+            server.routeFiles { await app.currentViewer() }
             let url = server.pageURL
             Console.line(url)
             let opener = noOpen ? nil : BrowserOpener.openIfGraphical(url: url, logger: context.logger)

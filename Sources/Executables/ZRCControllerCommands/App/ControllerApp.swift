@@ -39,7 +39,7 @@ actor ControllerApp {
         } else {
             do {
                 made = (try context.controller(),
-                        try context.controller(showsScreen: true, wantsClipboard: context.config.clipboard, viewerAcknowledges: true))
+                        try context.controller(showsScreen: true, wantsClipboard: context.config.clipboard, viewerAcknowledges: true, wantsFiles: true))
             } catch {
                 throw AppAPI.Failure(500, error.message)
             }
@@ -126,6 +126,9 @@ actor ControllerApp {
     }
 
     var viewingName: String? { viewing?.name }
+
+    /// The viewer open now (its file tickets are the page's).
+    func currentViewer() -> WebViewer? { viewing?.viewer }
 
     func stopViewing() async -> AppAPI.Empty {
         if let viewer = viewing?.viewer {

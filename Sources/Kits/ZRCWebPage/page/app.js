@@ -10,6 +10,7 @@ import { StatusBar } from "./status.js";
 import { CursorStyle } from "./cursor.js";
 import { ClipboardBridge } from "./clipboard.js";
 import { buildViewer } from "./viewer-dom.js";
+import { FilePanel } from "./files.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +37,7 @@ export class Viewer {
     this.input.onZoom = () => this.relayout();
     this.touch = new TouchGestures({ view: this.view, send, isViewOnly, onZoom: () => this.relayout() });
     this.clipboard = new ClipboardBridge({ send, status: this.status, box: $("paste-box"), isViewOnly });
+    this.files = new FilePanel({ send, area: this.area });
   }
 
   async start() {
@@ -56,6 +58,7 @@ export class Viewer {
     this.input.attach(this.canvas);
     this.touch.attach(this.canvas);
     this.wireToolbar();
+    this.files.attach();
     new ResizeObserver(() => this.relayout()).observe(this.area);
     window.matchMedia?.(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener?.("change", () => this.relayout());
   }
@@ -137,6 +140,9 @@ export class Viewer {
         break;
       case "monitors":
         this.showMonitors(update.monitors);
+        break;
+      case "files":
+        this.files.event(update.event);
         break;
       case "end":
         this.ended = true;

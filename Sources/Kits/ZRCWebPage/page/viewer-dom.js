@@ -19,8 +19,27 @@ const markup = `
   <button id="take-clipboard" type="button" title="Copy the host's clipboard here">Take host clipboard</button>
   <button id="paste-button" type="button" title="Type or paste text for the host's clipboard">Paste box</button>
   <label title="One finger moves the pointer; tap clicks"><input id="touchpad" type="checkbox"> Touchpad</label>
+  <button id="files-button" type="button" title="Upload and download files" hidden>Files</button>
 </header>
-<div id="screen-area" role="main"><canvas id="screen" width="1" height="1"></canvas></div>
+<div id="screen-area" role="main" data-drop-hint="Drop to upload to the host"><canvas id="screen" width="1" height="1"></canvas></div>
+<aside id="files-panel" aria-label="Files on the host" hidden>
+  <div class="files-head"><strong>Files</strong> <button id="files-close" type="button" title="Close the file panel">×</button></div>
+  <p id="files-target"></p>
+  <div class="files-actions">
+    <label id="files-pick-label" class="button">Upload files…<input id="files-pick" type="file" multiple hidden></label>
+    <label id="files-pick-folder-label" class="button">Upload folder…<input id="files-pick-folder" type="file" webkitdirectory hidden></label>
+  </div>
+  <div class="files-nav"><button id="files-up" type="button" title="Parent directory">↑ Up</button> <button id="files-refresh" type="button" title="List again">⟳</button> <span id="files-path"></span></div>
+  <p id="files-error" role="alert"></p>
+  <div class="files-table"><table><tbody id="files-list"></tbody></table></div>
+  <div id="files-transfers-box" hidden><strong>Transfers</strong><ul id="files-transfers"></ul></div>
+</aside>
+<dialog id="file-exists">
+  <form method="dialog">
+    <p></p>
+    <div class="actions"><button value="skip">Skip</button> <button value="replace">Replace</button></div>
+  </form>
+</dialog>
 <footer id="status" role="status" aria-live="polite">starting…</footer>
 <textarea id="keyboard-sink" aria-label="keyboard input for the remote screen" autocomplete="off" autocapitalize="off" spellcheck="false"></textarea>
 <dialog id="paste-box">

@@ -3,11 +3,12 @@
 // against what arrived; a message that does not parse is dropped and reported, never half-used.
 
 export const FromViewer = Object.freeze({
-  hello: 0x01, frame: 0x02, cursor: 0x03, cursorVisible: 0x04, status: 0x05, clipboard: 0x06, end: 0x07, monitors: 0x08,
+  hello: 0x01, frame: 0x02, cursor: 0x03, cursorVisible: 0x04, status: 0x05, clipboard: 0x06, end: 0x07, monitors: 0x08, files: 0x09,
 });
 
 export const ToViewer = Object.freeze({
   view: 0x81, drawn: 0x82, pointer: 0x83, wheel: 0x84, key: 0x85, text: 0x86, clipboard: 0x87, command: 0x88,
+  fileList: 0x89, fileUpload: 0x8a, fileDownload: 0x8b, fileCancel: 0x8c,
 });
 
 export const PointerAction = Object.freeze({ move: 0, press: 1, release: 2 });
@@ -100,6 +101,9 @@ export function decodeUpdate(buffer) {
     case FromViewer.clipboard:
       update = { type: "clipboard", text: decoder.decode(r.rest()) };
       break;
+    case FromViewer.files:
+      update = { type: "files", event: JSON.parse(decoder.decode(r.rest())) };
+      break;
     case FromViewer.monitors: {
       const count = r.u8(), monitors = [];
       for (let i = 0; i < count; i++) {
@@ -130,6 +134,9 @@ class Writer {
   u16(v) { this.view.setUint16(this.at, v); this.at += 2; return this; }
   i16(v) { this.view.setInt16(this.at, v); this.at += 2; return this; }
   u32(v) { this.view.setUint32(this.at, v); this.at += 4; return this; }
+  u64(v) { this.view.setBigUint64(this.at, BigInt(v)); this.at += 8; return this; }
+  i64(v) { this.view.setBigInt64(this.at, BigInt(v)); this.at += 8; return this; }
+  string(text, max) { const t = utf8Prefix(text, max); return this.u16(t.length).bytes(t); }
   bytes(array) { new Uint8Array(this.buffer, this.at, array.length).set(array); this.at += array.length; return this; }
   done() { return this.buffer.slice(0, this.at); }
 }
@@ -162,6 +169,12 @@ export const encode = {
   text: (text) => { const t = utf8Prefix(text, 16 * 1024); return new Writer(1 + t.length).u8(ToViewer.text).bytes(t).done(); },
   clipboard: (text) => { const t = utf8Prefix(text, 1 << 20); return new Writer(1 + t.length).u8(ToViewer.clipboard).bytes(t).done(); },
   command: (command) => new Writer(2).u8(ToViewer.command).u8(command).done(),
+  // Paths are at most 4096 bytes of UTF-8 (files.js refuses a longer one before it gets here).
+  fileList: (tag, path) => new Writer(7 + 3 * path.length).u8(ToViewer.fileList).u32(tag).string(path, 4096).done(),
+  fileUpload: (tag, replace, size, modifiedMillis, path) => new Writer(24 + 3 * path.length).u8(ToViewer.fileUpload).u32(tag)
+    .u8(replace ? 1 : 0).u64(size).i64(Math.trunc(modifiedMillis)).string(path, 4096).done(),
+  fileDownload: (tag, path) => new Writer(7 + 3 * path.length).u8(ToViewer.fileDownload).u32(tag).string(path, 4096).done(),
+  fileCancel: (tag) => new Writer(5).u8(ToViewer.fileCancel).u32(tag).done(),
 };
 
 /** KeyModifiers bits (ZRC's wire): shift, control, alt, super, altGr, capsLock, numLock. */

@@ -36,6 +36,11 @@ struct EndToEndEnvironment: Sendable {
                                                     attributes: [.posixPermissions: 0o700])
             environment[variable] = directory.path
         }
+        // A home of its own: the host's file transfer root (and its Downloads) is the home
+        // directory by default, which must never be the tester's.
+        let home = base.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        environment["HOME"] = home.path
         return environment
     }
 

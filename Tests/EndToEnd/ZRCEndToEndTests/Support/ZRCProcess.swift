@@ -84,6 +84,12 @@ final class ZRCProcess: Sendable {
         return stdout.contains(text) || stderr.contains(text)
     }
 
+    /// SIGKILL, as when the machine loses power or the OOM killer strikes: no cleanup runs.
+    func kill9() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        _ = await waitForExit(timeout: .seconds(30))
+    }
+
     func terminate() async {
         if process.isRunning { process.terminate() }
         // Generous: a host stopping a virtual desktop on a busy machine gives each program a grace.
