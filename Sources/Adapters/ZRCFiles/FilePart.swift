@@ -88,9 +88,11 @@ public final class FilePart {
         if fstatvfs(descriptor, &volume) == 0 {
             let free = UInt64(volume.f_bavail) &* UInt64(volume.f_frsize)
             if free < size - kept {
+                // An empty part made just now goes again: a refused transfer leaves nothing behind.
+                if kept == 0 { unlinkat(directory.descriptor, partName, 0) }
                 _ = Glibc.close(descriptor)
                 directory.close()
-                throw FileSystemError(.noSpace, "\(shownPath): \(size - kept) bytes to write, \(free) free on the device")
+                throw FileSystemError(.noSpace, "\(shownPath): not enough space on the device (\(size - kept) bytes to write, \(free) free)")
             }
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)

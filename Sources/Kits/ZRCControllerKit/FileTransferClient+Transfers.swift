@@ -179,6 +179,11 @@ extension FileTransferClient {
                 waiter.resume(throwing: ended ?? FileTransferError(.connectionLost, "the request ended"))
                 return
             }
+            if let outcome = download.outcome {
+                requests[id] = nil
+                waiter.resume(with: outcome.mapError { $0 as any Error })
+                return
+            }
             download.done = waiter
             requests[id] = .download(download)
         }

@@ -45,6 +45,8 @@ public actor FileTransferClient {
         var readyInfo: FileReady?
         var replace: Bool
         var progress: @Sendable (UInt64) -> Void
+        /// How it ended, when that came before the download waited for it.
+        var outcome: Result<Void, FileTransferError>?
     }
 
     /// Listings and transfers open now.
@@ -125,24 +127,40 @@ public actor FileTransferClient {
         case .fileData(let id, let offset, let data):
             receivedData(id, offset: offset, data: data)
         case .fileEnd(let id, let digest):
-            guard case .download(let download) = requests[id], let ready = download.readyInfo else { return }
-            requests[id] = nil
+            guard case .download(var download) = requests[id], let ready = download.readyInfo, download.outcome == nil else { return }
+            let outcome: Result<Void, FileTransferError>
             do throws(FileSystemError) {
                 try download.part.commit(expected: digest, mode: ready.mode, modifiedMicros: ready.modifiedMicros, replace: download.replace)
                 Task { _ = await send(.fileDone(requestID: id)) }
-                download.done?.resume()
+                outcome = .success(())
             } catch {
                 Task { _ = await send(.fileFailed(requestID: id, code: error.code, text: error.text)) }
-                download.done?.resume(throwing: FileTransferError(error))
+                outcome = .failure(FileTransferError(error))
+            }
+            if let done = download.done {
+                requests[id] = nil
+                done.resume(with: outcome)
+            } else {
+                // A small file can end before the download waits for its end: kept for the wait.
+                download.outcome = outcome
+                requests[id] = .download(download)
             }
         case .fileDone(let id):
             guard case .upload(let upload) = requests[id] else { return }
             requests[id] = nil
             upload.done?.resume()
         case .fileFailed(let id, let code, let text):
+            let error = FileTransferError(.host(code), "the host: \(TerminalSafeText.sanitized(text))")
+            if case .download(var download) = requests[id], download.ready == nil, download.done == nil, download.readyInfo != nil {
+                // Between its ready and its wait for the end: kept for the wait.
+                guard download.outcome == nil else { return }
+                download.part.abandon(keep: true)
+                download.outcome = .failure(error)
+                requests[id] = .download(download)
+                return
+            }
             guard let request = requests.removeValue(forKey: id) else { return }
-            let shown = TerminalSafeText.sanitized(text)
-            fail(id, request, FileTransferError(.host(code), "the host: \(shown)"))
+            fail(id, request, error)
         default:
             break
         }
