@@ -161,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "zrc-bench",
             dependencies: ["ZRCSystem", "ZRCFrames", "ZRCCommandSupport", "ZRCX11", "ZRCProtocol", "ZRCHostKit", "ZRCHostX11", "ZRCControllerKit",
-                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", argumentParser,
+                           "ZRCNetworking", "ZRCSodium", "ZRCStorage", "ZRCViewer", "ZRCChafa", "ZRCTerminal", "ZRCKitTesting", "ZRCZlib", "ZRCMemory", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCFiles", argumentParser,
                            logging]),
 
         // The network laboratory's delay: holds NFQUEUE packets for a fixed time (the kernel has no

@@ -21,8 +21,10 @@ extension ZRCController {
         } else {
             makeDecoder = decoders
         }
+        var configuration = ControllerConfiguration(makeDecoder: makeDecoder, reach: reach)
+        configuration.wantsFiles = true  // `files` and `files-lab` transfer; hosts without files ignore it
         return ZRCController(identity: identity ?? crypto.generateKeyPair(), crypto: crypto, knownHosts: KnownHostsStore(file: knownHosts),
-                             controllerName: name, configuration: ControllerConfiguration(makeDecoder: makeDecoder, reach: reach), logger: logger)
+                             controllerName: name, configuration: configuration, logger: logger)
     }
 }
 

@@ -13,12 +13,14 @@ final class BenchHost: Sendable {
     let server: HostServer
     private let task = Mutex<Task<Void, any Error>?>(nil)
 
-    init(directory: URL, sharing: ScreenSharing, listen: String = "127.0.0.1", port: UInt16 = 0, reach: HostReach? = nil, logger: Logger) throws {
+    init(directory: URL, sharing: ScreenSharing, listen: String = "127.0.0.1", port: UInt16 = 0, reach: HostReach? = nil, files: FileSharing? = nil,
+         logger: Logger) throws {
         let crypto = try SodiumCrypto()
-        let configuration = HostServerConfiguration(
+        var configuration = HostServerConfiguration(
             listen: HostPort(host: listen, port: port), hostName: "zrc-bench",
             controlSocket: directory.appendingPathComponent("run/host.sock"),
             randomSecret: { crypto.randomSecret(count: $0) }, sharing: sharing, reach: reach)
+        configuration.files = files
         server = HostServer(configuration: configuration, identity: crypto.generateKeyPair(), crypto: crypto,
                             controllers: AuthorizedControllersStore(file: directory.appendingPathComponent("authorized-controllers.json")),
                             logger: logger)

@@ -94,6 +94,15 @@ final class BenchChild {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
+    /// SIGKILL at once, as power loss or the OOM killer would: the child cleans nothing up.
+    func kill9() {
+        let pid = process.processIdentifier
+        defer { Self.running.withLock { _ = $0.remove(pid) } }
+        guard process.isRunning else { return }
+        kill(pid, SIGKILL)
+        while process.isRunning { usleep(10_000) }
+    }
+
     /// SIGTERM, then SIGKILL after a second. Polls instead of `waitUntilExit`, which spins a
     /// run loop on threads that have none.
     func stop() {

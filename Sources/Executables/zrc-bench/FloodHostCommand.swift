@@ -5,6 +5,7 @@ import ZRCCommandSupport
 import ZRCHostKit
 import ZRCHostX11
 import ZRCMemory
+import ZRCFiles
 import ZRCProtocol
 
 /// The host `flood` attacks (and `links` runs in the laboratory's host namespace), in a process of
@@ -25,12 +26,18 @@ struct FloodHostCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (the network laboratory's host address).")
     var listen = "127.0.0.1"
 
+    @Option(help: "Share this directory's files both ways, as `zrc-host serve` shares a home (`zrc-bench files`).")
+    var fileRoot: String?
+
     func run() async throws {
         var logger = Logger(label: "zrc-bench.flood-host")
         logger.logLevel = .error
         let source = try X11ScreenSource(displayName: display, monitor: nil, logger: logger)
         let sharing = ScreenSharing(source: source, input: source, makeEncoder: { try FrameCodec() })
-        let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, listen: listen, logger: logger)
+        let files = try fileRoot.map { root in
+            FileSharing(root: try ConfinedDirectory.open(root), directions: .both, uploadDirectory: .root, maxFileBytes: FileTransferLimits.maxFileBytes)
+        }
+        let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, listen: listen, files: files, logger: logger)
         let address = try await host.start()
         say("port \(address.port)")
         for await request in StandardInputLines.stream() where request == "invite" {

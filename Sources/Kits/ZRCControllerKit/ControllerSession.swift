@@ -230,6 +230,11 @@ public actor ControllerSession {
         return .microseconds(Int64(micros))
     }
 
+    /// Encrypted bytes sent to the host so far (0 once the session ended).
+    public func sentBytes() async -> Int {
+        await connection?.sentBytes ?? 0
+    }
+
     public func receivedBytes() async -> Int {
         if let connection { receivedTotal = await connection.receivedBytes }
         return receivedTotal

@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import ZRCFiles
+import ZRCSodium
+
+/// File transfer on loopback, beside its floors: a host process sharing a directory, a controller
+/// process uploading and downloading one large file (bit-identical, checked), the two floors the
+/// issue names measured in the same run (sealing, opening and hashing that many bytes in 16 KiB
+/// records; writing and fsyncing them to this disk), and a resume after the controller is killed
+/// half way, with the bytes the second run put on the wire.
+struct FilesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "files",
+        abstract: "Measure file transfer on loopback against its floors, and a resume after a kill.")
+
+    @Option(help: "File size in MiB.")
+    var megabytes = 1024
+
+    @Option(help: "Transfers (and floor runs) per direction; medians are printed.")
+    var repetitions = 3
+
+    @Option(help: "Where the files go (a real disk: the write floor is measured there).")
+    var directory = "/var/tmp"
+
+    func validate() throws {
+        guard (16...16_384).contains(megabytes) else { throw ValidationError("--megabytes must be 16…16384") }
+        guard (1...20).contains(repetitions) else { throw ValidationError("--repetitions must be 1…20") }
+    }
+
+    func run() async throws {
+        let signals = BenchChild.killChildrenOnSignal()
+        defer { _ = signals }
+        let work = URL(fileURLWithPath: directory).appendingPathComponent("zrc-bench-files-\(getpid())")
+        let root = work.appendingPathComponent("root")
+        for folder in ["root", "host", "controller", "local", "down"] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        defer { try? FileManager.default.removeItem(at: work) }
+        let size = megabytes << 20
+        let source = work.appendingPathComponent("local/source.bin")
+        try Self.writeRandom(source, bytes: size)
+        print("zrc-bench files: loopback, \(megabytes) MiB, \(repetitions) repetitions, files in \(work.path), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
+
+        var crypto = Samples(), disk = Samples()
+        for _ in 0..<repetitions {
+            crypto.add(value: try Self.sealOpenHash(bytes: size))
+            disk.add(value: try Self.writeAndSync(root.appendingPathComponent("floor.bin"), bytes: size))
+        }
+        let floor = min(crypto.percentile(0.5), disk.percentile(0.5))
+
+        let (display, xvfb) = try BenchDisplay.start(width: 640, height: 480)
+        defer { xvfb.stop() }
+        let host = try BenchChild("the host", executable: BenchChild.selfExecutable, arguments: [
+            "flood-host", "--display", display, "--directory", work.appendingPathComponent("host").path, "--file-root", root.path,
+        ])
+        defer { host.stop() }
+        guard try await host.nextLine(timeout: .seconds(30)).hasPrefix("port ") else { throw BenchError("the host did not start") }
+
+        let controller = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
+        defer { controller.stop() }
+        var up = Samples(), down = Samples()
+        for _ in 0..<repetitions {
+            let (upSeconds, _) = try await Self.ask(controller, "upload \(source.path) bench.bin", answer: "uploaded")
+            up.add(value: Double(size) / upSeconds / 1e6)
+            let (downSeconds, _) = try await Self.ask(controller, "download bench.bin \(work.appendingPathComponent("down").path) bench.bin \(size)",
+                                                      answer: "downloaded")
+            down.add(value: Double(size) / downSeconds / 1e6)
+        }
+        let identical = Self.identical(source, root.appendingPathComponent("bench.bin"))
+            && Self.identical(source, work.appendingPathComponent("down/bench.bin"))
+        controller.stop()
+
+        // Killed when half the file is on the host's disk; a new controller resumes.
+        let first = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
+        first.send(line: "upload \(source.path) resumed.bin")
+        while true {
+            let line = try await first.nextLine(timeout: .seconds(600))
+            if line.hasPrefix("failed") || line.hasPrefix("uploaded") { throw BenchError("the upload to be killed ended first: \(line)") }
+            if line.hasPrefix("progress "), let done = Int(line.dropFirst(9)), done >= size / 2 { break }
+        }
+        first.kill9()
+        let second = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
+        defer { second.stop() }
+        let (_, wire) = try await Self.ask(second, "upload \(source.path) resumed.bin resume", answer: "uploaded")
+        let resumedIdentical = Self.identical(source, root.appendingPathComponent("resumed.bin"))
+
+        print("  measure                                   median      p5 … p95   [MB/s]")
+        print("  floor: seal + open + hash, 16 KiB records  \(Self.columns(crypto))")
+        print("  floor: write + fsync to this disk          \(Self.columns(disk))")
+        print("  upload                                     \(Self.columns(up))   = \(String(format: "%.2f", up.percentile(0.5) / floor)) × the lower floor (target ≥ 0.80)")
+        print("  download                                   \(Self.columns(down))   = \(String(format: "%.2f", down.percentile(0.5) / floor)) × the lower floor (target ≥ 0.80)")
+        print("  both directions bit-identical: \(identical ? "yes" : "NO")")
+        print(String(format: "  resume after the controller was killed at 50%%: %.1f%% of the file sent again on the wire (target ≤ 55%%), bit-identical: %@",
+                     Double(wire) * 100 / Double(size), resumedIdentical ? "yes" : "NO"))
+    }
+
+    private static func columns(_ samples: Samples) -> String {
+        String(format: "%8.0f   %6.0f … %6.0f", samples.percentile(0.5), samples.percentile(0.05), samples.percentile(0.95))
+    }
+
+    /// A connected controller process paired with `host`.
+    private static func controller(host: BenchChild, directory: URL) async throws -> BenchChild {
+        host.send(line: "invite")
+        let invite = try await host.nextLine(timeout: .seconds(30))
+        let child = try BenchChild("the controller", executable: BenchChild.selfExecutable,
+                                   arguments: ["files-controller", "--directory", directory.path])
+        child.send(line: invite)
+        try await child.waitForLine("connected", timeout: .seconds(30))
+        return child
+    }
+
+    /// Sends `command`; waits for the `answer` line (progress lines skipped): its seconds and byte count.
+    private static func ask(_ child: BenchChild, _ command: String, answer: String) async throws -> (Double, Int) {
+        child.send(line: command)
+        while true {
+            let line = try await child.nextLine(timeout: .seconds(1800))
+            let words = line.split(separator: " ")
+            if words.first.map(String.init) == answer, words.count == 3, let seconds = Double(words[1]), let bytes = Int(words[2]) {
+                return (seconds, bytes)
+            }
+            if line.hasPrefix("failed") { throw BenchError("\(command): \(line)") }
+        }
+    }
+
+    /// Incompressible bytes (xorshift; no transfer compresses, but nothing should look regular).
+    private static func writeRandom(_ url: URL, bytes: Int) throws {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var chunk = [UInt64](repeating: 0, count: 1 << 17)
+        var written = 0
+        while written < bytes {
+            for index in chunk.indices {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                chunk[index] = state
+            }
+            let data = chunk.withUnsafeBytes { Data($0.prefix(min($0.count, bytes - written))) }
+            try handle.write(contentsOf: data)
+            written += data.count
+        }
+    }
+
+    /// MB/s sealing, opening and hashing `bytes` in 16 KiB records (ChaCha20-Poly1305 and BLAKE2b, libsodium).
+    private static func sealOpenHash(bytes: Int) throws -> Double {
+        let crypto = try SodiumCrypto()
+        let key = crypto.randomSecret(count: 32)
+        let record = 16 * 1024
+        var buffer = [UInt8](repeating: 7, count: record + 16)
+        let digest = FileDigest()
+        let clock = ContinuousClock()
+        let started = clock.now
+        var nonce: UInt64 = 0
+        for _ in 0..<(bytes / record) {
+            try buffer.withUnsafeMutableBytes { raw in
+                crypto.encryptInPlace(key: key, nonce: nonce, associatedData: [], buffer: raw)
+                try crypto.decryptInPlace(key: key, nonce: nonce, associatedData: [], buffer: raw)
+                digest.update(UnsafeRawBufferPointer(rebasing: raw.prefix(record)))
+            }
+            nonce += 1
+        }
+        _ = digest.finish()
+        return Double(bytes) / FilesControllerCommand.seconds(clock.now - started) / 1e6
+    }
+
+    /// MB/s writing `bytes` to `url` in 1 MiB writes, then fsync; the file is removed after.
+    private static func writeAndSync(_ url: URL, bytes: Int) throws -> Double {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw BenchError("cannot create \(url.path)") }
+        defer { unlink(url.path) }
+        let chunk = [UInt8](repeating: 0x5A, count: 1 << 20)
+        let clock = ContinuousClock()
+        let started = clock.now
+        var written = 0
+        while written < bytes {
+            let count = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, min($0.count, bytes - written)) }
+            guard count > 0 else {
+                close(descriptor)
+                throw BenchError("writing \(url.path) failed")
+            }
+            written += count
+        }
+        fsync(descriptor)
+        close(descriptor)
+        return Double(bytes) / FilesControllerCommand.seconds(clock.now - started) / 1e6
+    }
+
+    private static func identical(_ a: URL, _ b: URL) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/cmp")
+        process.arguments = ["-s", a.path, b.path]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}
