@@ -115,7 +115,13 @@ public struct FileTransferDesk: Sendable {
             return [.commitFile(requestID: id, digest: digest)]
         case .fileAck(let id, let offset):
             guard case .download(var download) = requests[id] else { return [] }
-            if let filler = chunks.removeValue(forKey: ChunkKey(request: id, end: offset)) { pacer.acknowledged(frameID: filler, now: now) }
+            // Cumulative: every chunk of the request ending at or before `offset` arrived (the
+            // controller may acknowledge several at once); the pacer counts them all with the last.
+            let arrived = chunks.filter { $0.key.request == id && $0.key.end <= offset }
+            if let last = arrived.max(by: { $0.key.end < $1.key.end }) {
+                for key in arrived.keys { chunks[key] = nil }
+                pacer.acknowledged(frameID: last.value, now: now)
+            }
             download.acknowledged = max(download.acknowledged, min(offset, download.next))
             requests[id] = .download(download)
             return []
@@ -216,8 +222,9 @@ public struct FileTransferDesk: Sendable {
 
     /// Upload bytes before `offset` are on disk: the controller hears so (and paces by it).
     public mutating func written(_ id: UInt32, through offset: UInt64, count: Int) -> [HostSessionAction] {
-        unwritten = max(0, unwritten - count)
+        // A request that ended gave its unwritten bytes back then (`forget`).
         guard case .upload(var upload) = requests[id] else { return [] }
+        unwritten = max(0, unwritten - count)
         upload.written = offset
         requests[id] = .upload(upload)
         return [.send(.fileAck(requestID: id, offset: offset))]
@@ -293,6 +300,7 @@ public struct FileTransferDesk: Sendable {
     // MARK: Helpers
 
     private mutating func forget(_ id: UInt32) {
+        if case .upload(let upload) = requests[id] { unwritten = max(0, unwritten - Int(upload.received - upload.written)) }
         requests[id] = nil
         turns.removeAll { $0 == id }
         for (key, filler) in chunks where key.request == id {

@@ -19,7 +19,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [PipelineCommand.self, LinksCommand.self, CompareCommand.self, LabCheckCommand.self, LinkControllerCommand.self, LatencyCommand.self, FloodCommand.self, FloorsCommand.self, PaintCommand.self, SinkCommand.self,
                       ProbeCommand.self, FloodHostCommand.self, ReachCommand.self, ReachHostCommand.self, ReachControllerCommand.self,
                       ScreenshotSizeCommand.self, WebCommand.self, WebViewerChildCommand.self, PresenceCommand.self, FilesCommand.self,
-                      FilesControllerCommand.self],
+                      FilesControllerCommand.self, FilesLabCommand.self],
         defaultSubcommand: PipelineCommand.self)
 
     /// The hosts the benchmarks measure in processes of their own set glibc's allocator as

@@ -100,15 +100,22 @@ struct FilesCommand: AsyncParsableCommand {
         String(format: "%8.0f   %6.0f … %6.0f", samples.percentile(0.5), samples.percentile(0.05), samples.percentile(0.95))
     }
 
-    /// A connected controller process paired with `host`.
+    /// A connected controller process paired with `host`, in control (a killed one's session may
+    /// hold control until the host notices its end: tried again for up to 30 s).
     private static func controller(host: BenchChild, directory: URL) async throws -> BenchChild {
-        host.send(line: "invite")
-        let invite = try await host.nextLine(timeout: .seconds(30))
-        let child = try BenchChild("the controller", executable: BenchChild.selfExecutable,
-                                   arguments: ["files-controller", "--directory", directory.path])
-        child.send(line: invite)
-        try await child.waitForLine("connected", timeout: .seconds(30))
-        return child
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            host.send(line: "invite")
+            let invite = try await host.nextLine(timeout: .seconds(30))
+            let child = try BenchChild("the controller", executable: BenchChild.selfExecutable,
+                                       arguments: ["files-controller", "--directory", directory.path])
+            child.send(line: invite)
+            let said = try await child.nextLine(timeout: .seconds(30))
+            if said == "connected" { return child }
+            child.stop()
+            guard said == "view-only", ContinuousClock.now < deadline else { throw BenchError("the controller said: \(said)") }
+            try await Task.sleep(for: .milliseconds(200))
+        }
     }
 
     /// Sends `command`; waits for the `answer` line (progress lines skipped): its seconds and byte count.
@@ -126,7 +133,7 @@ struct FilesCommand: AsyncParsableCommand {
 
     /// Incompressible bytes (xorshift; no transfer compresses, but nothing should look regular).
     private static func writeRandom(_ url: URL, bytes: Int) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15

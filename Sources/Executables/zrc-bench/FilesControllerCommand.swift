@@ -24,7 +24,13 @@ struct FilesControllerCommand: AsyncParsableCommand {
         var input = StandardInputLines.stream().makeAsyncIterator()
         guard let invite = await input.next() else { throw ValidationError("files-controller reads an invite on stdin") }
         let session = try await ControllerSession.bench(invite: invite, directory: directory, label: "zrc-bench.files-controller")
-        _ = try await session.files.waitForTerms()
+        // A session the host made view-only (the controller before it still holds control, its
+        // end not yet noticed) says so, and the parent tries again.
+        guard try await session.files.waitForTerms().directions.contains(.upload) else {
+            say("view-only")
+            await session.close()
+            return
+        }
         say("connected")
         let clock = ContinuousClock()
         while let line = await input.next() {

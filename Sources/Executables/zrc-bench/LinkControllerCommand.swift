@@ -4,6 +4,7 @@ import ZRCControllerKit
 import ZRCNetworking
 import ZRCX11
 import ZRCFrames
+import ZRCProtocol
 
 /// The laboratory's controller, run in the controller's namespace: ZRC (pairs with the invite read
 /// from stdin) or, with `--vnc`, the benchmark's RFB client. Once it shows a first picture it says
@@ -13,6 +14,8 @@ import ZRCFrames
 /// - `clicks N PAUSE_MS` → `clicks P50 P95 P99 LOST`
 /// - `watch SECONDS` → `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE QUALITY PSNR`
 /// - `settle HASH TIMEOUT_MS` → `settle MS` or `settle timeout`
+/// - ZRC only: `upload-start LOCAL REMOTE` → `upload started` (the upload runs beside what
+///   follows), `upload-wait` → `upload SECONDS WIRE_BYTES_SENT` or `upload failed TEXT`
 struct LinkControllerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "link-controller", abstract: "The network laboratory's controller (used by `links` and `compare`).",
@@ -39,6 +42,8 @@ struct LinkControllerCommand: AsyncParsableCommand {
         var input = StandardInputLines.stream().makeAsyncIterator()
         let viewer: any MeasuredViewer
         var closeSession: (@Sendable () async -> Void)?
+        var zrcSession: ControllerSession?
+        var upload: Task<String, Never>?
         if let vnc {
             let parts = vnc.split(separator: ":")
             guard parts.count == 2, let port = Int(parts[1]) else { throw ValidationError("--vnc takes ADDRESS:PORT") }
@@ -58,6 +63,7 @@ struct LinkControllerCommand: AsyncParsableCommand {
             guard let invite = await input.next() else { throw ValidationError("the link controller reads an invite on stdin") }
             let session = try await ControllerSession.bench(invite: invite, directory: directory!, label: "zrc-bench.link-controller")
             viewer = ZRCMeasuredViewer(session: session)
+            zrcSession = session
             closeSession = { await session.close() }
         }
         var size: (width: Int, height: Int)?
@@ -89,11 +95,33 @@ struct LinkControllerCommand: AsyncParsableCommand {
             case "settle":
                 guard words.count == 3, let hash = UInt64(words[1]), let timeout = UInt64(words[2]) else { throw ValidationError("bad command \(command)") }
                 say(try await measurements.settle(hash: hash, timeoutMillis: timeout))
+            case "upload-start":
+                guard words.count == 3, let session = zrcSession else { throw ValidationError("bad command \(command) (ZRC only)") }
+                upload = Task { await Self.upload(words[1], to: words[2], in: session) }
+                say("upload started")
+            case "upload-wait":
+                guard let running = upload else { throw ValidationError("no upload started") }
+                say(await running.value)
+                upload = nil
             default:
                 throw ValidationError("unknown command \(command)")
             }
         }
         await closeSession?()
+    }
+
+    /// Uploads `local` to `remote`: `upload SECONDS WIRE_BYTES_SENT`, or why it failed.
+    private static func upload(_ local: String, to remote: String, in session: ControllerSession) async -> String {
+        let sentBefore = await session.sentBytes()
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            try await session.files.upload(localPath: local, to: try RemotePath(parsing: remote), replace: true, resume: false) { _ in }
+        } catch {
+            return "upload failed \(error)"
+        }
+        let seconds = FilesControllerCommand.seconds(clock.now - started)
+        return "upload \(seconds) \(await session.sentBytes() - sentBefore)"
     }
 
     private func say(_ line: String) {

@@ -78,7 +78,7 @@ public actor ControllerSession {
         granted = response.granted
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let link = FileLink()
-        files = FileTransferClient { message in await link.send(message) }
+        files = FileTransferClient { messages in await link.send(messages) }
         fileLink = link
     }
 

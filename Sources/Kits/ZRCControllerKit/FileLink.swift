@@ -9,9 +9,9 @@ final class FileLink: Sendable {
 
     func attach(_ connection: SecureConnection?) { self.connection.withLock { $0 = connection } }
 
-    /// False when the session is gone.
-    func send(_ message: ZRCMessage) async -> Bool {
+    /// False when the session is gone. Several messages go in one write.
+    func send(_ messages: [ZRCMessage]) async -> Bool {
         guard let connection = connection.withLock({ $0 }) else { return false }
-        return (try? await connection.send(message)) != nil
+        return (try? await connection.sendAll(messages)) != nil
     }
 }

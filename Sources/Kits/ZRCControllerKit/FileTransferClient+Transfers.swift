@@ -65,25 +65,41 @@ extension FileTransferClient {
         progress(ready.offset)
         var offset = ready.offset
         let chunk = Int(terms.maxChunkBytes)
+        // Read in blocks, sent in chunks: one trip to the source per block, not per chunk.
+        var block: [UInt8] = []
+        var taken = 0
         while offset < source.size {
             try await waitForRoom(id)
-            let data: [UInt8]
-            do throws(FileSystemError) {
-                data = try await source.read(Int(min(UInt64(chunk), source.size - offset)))
-            } catch {
-                await cancel(id, error.text)
-                throw FileTransferError(error)
+            if taken == block.count {
+                do throws(FileSystemError) {
+                    block = try await source.read(Int(min(UInt64(Self.readBlockBytes), source.size - offset)))
+                } catch {
+                    await cancel(id, error.text)
+                    throw FileTransferError(error)
+                }
+                taken = 0
+                guard !block.isEmpty else {
+                    await cancel(id, "the file ended early")
+                    throw FileTransferError(.local(.changed), "\(remote): the file ended before its \(source.size) bytes")
+                }
             }
-            let end = offset + UInt64(data.count)
-            let filler = nextFiller
-            nextFiller &+= 1
-            fillers[FillerKey(id: id, end: end)] = filler
-            pacer.sentFiller(id: filler, bytes: data.count + 48, now: WireClock.monotonicMicros())
-            guard await send(.fileData(requestID: id, offset: offset, data: data)) else {
+            // As many chunks as the room takes, from this block, in one write.
+            var batch: [ZRCMessage] = []
+            repeat {
+                let data = Array(block[taken..<min(block.count, taken + chunk)])
+                taken += data.count
+                let end = offset + UInt64(data.count)
+                let filler = nextFiller
+                nextFiller &+= 1
+                fillers[FillerKey(id: id, end: end)] = filler
+                pacer.sentFiller(id: filler, bytes: data.count + Self.chunkOverhead, now: WireClock.monotonicMicros())
+                batch.append(.fileData(requestID: id, offset: offset, data: data))
+                offset = end
+            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom > 0
+            guard await sendAll(batch) else {
                 lost(id)
                 throw ended ?? FileTransferError(.connectionLost, "the session ended")
             }
-            offset = end
         }
         let digest: [UInt8]
         do throws(FileSystemError) {
@@ -102,6 +118,14 @@ extension FileTransferClient {
             Task { if await !send(.fileEnd(requestID: id, digest: digest)) { self.lost(id) } }
         }
     }
+
+    /// Bytes read from an upload's source at once.
+    static let readBlockBytes = 256 * 1024
+    /// Chunks sent in one write at most (a trip through the connection and one system call each
+    /// time, not per chunk); the pacer's room bounds them first.
+    static let chunksPerWrite = 8
+    /// A chunk's bytes on the wire beyond its data: the message's fields, a record's header and tag.
+    static let chunkOverhead = 48
 
     /// Waits until the path has room for another chunk (or the request ended: then throws).
     private func waitForRoom(_ id: UInt32) async throws {

@@ -8,7 +8,7 @@ public import ZRCProtocol
 /// never waits behind more than the path holds), and downloads written to a part file and checked
 /// before they take their name. Every size and name the host sends is treated as untrusted.
 public actor FileTransferClient {
-    let send: @Sendable (ZRCMessage) async -> Bool
+    let sendAll: @Sendable ([ZRCMessage]) async -> Bool
     private var hostTransfers: Bool?
     private var terms: FileTerms?
     private var termsWaiters: [CheckedContinuation<FileTerms, any Error>] = []
@@ -47,14 +47,19 @@ public actor FileTransferClient {
         var progress: @Sendable (UInt64) -> Void
         /// How it ended, when that came before the download waited for it.
         var outcome: Result<Void, FileTransferError>?
+        /// What the host was last told arrived.
+        var acknowledged: UInt64 = 0
     }
 
     /// Listings and transfers open now.
     public var openRequestCount: Int { requests.count }
 
-    init(send: @escaping @Sendable (ZRCMessage) async -> Bool) {
-        self.send = send
+    init(send: @escaping @Sendable ([ZRCMessage]) async -> Bool) {
+        self.sendAll = send
     }
+
+    /// Sends one message (false: the session is gone).
+    func send(_ message: ZRCMessage) async -> Bool { await sendAll([message]) }
 
     // MARK: The session's reports
 
@@ -115,8 +120,11 @@ public actor FileTransferClient {
                 break
             }
         case .fileAck(let id, let offset):
-            if let filler = fillers.removeValue(forKey: FillerKey(id: id, end: offset)) {
-                pacer.acknowledged(frameID: filler, now: WireClock.monotonicMicros())
+            // Cumulative: the host acknowledges what it wrote, often several chunks at once.
+            let written = fillers.filter { $0.key.id == id && $0.key.end <= offset }
+            if let last = written.max(by: { $0.key.end < $1.key.end }) {
+                for key in written.keys { fillers[key] = nil }
+                pacer.acknowledged(frameID: last.value, now: WireClock.monotonicMicros())
             }
             if case .upload(var upload) = requests[id], offset > upload.acknowledged {
                 upload.acknowledged = offset
@@ -167,7 +175,7 @@ public actor FileTransferClient {
     }
 
     private func receivedData(_ id: UInt32, offset: UInt64, data: [UInt8]) {
-        guard case .download(let download) = requests[id], download.readyInfo != nil else { return }
+        guard case .download(var download) = requests[id], download.readyInfo != nil else { return }
         guard offset == download.part.offset else {
             abortDownload(id, download, FileSystemError(.protocolError, "the host sent data at \(offset), expected \(download.part.offset)"))
             return
@@ -181,8 +189,19 @@ public actor FileTransferClient {
         }
         let through = download.part.offset
         download.progress(through)
-        if now { Task { _ = await send(.fileAck(requestID: id, offset: through)) } }
+        // Acknowledged in batches (the host's window holds more than one), and at the end.
+        guard now, through - download.acknowledged >= Self.acknowledgeEveryBytes || through == download.readyInfo?.size else {
+            requests[id] = .download(download)
+            return
+        }
+        download.acknowledged = through
+        requests[id] = .download(download)
+        Task { _ = await send(.fileAck(requestID: id, offset: through)) }
     }
+
+    /// Download bytes between acknowledgements: less than the host's smallest window for file
+    /// data (`FramePacer.minimumFillerWindow`, 64 KiB), so its chunks never wait for one.
+    static let acknowledgeEveryBytes: UInt64 = 32 * 1024
 
     /// A sink took on the bytes before `offset` (it acknowledges itself, `DownloadSink.take`).
     func acknowledgeDownload(_ id: UInt32, through offset: UInt64) async {

@@ -86,15 +86,23 @@ extension SessionDriver {
         wake()
     }
 
-    func sendFileData(_ id: UInt32, offset: UInt64, count: Int, connection: SecureConnection) async {
-        guard let reader = downloads[id] else { return }
-        switch await reader.read(count) {
-        case .success(let data):
-            guard let wire = try? await connection.sendCounted(.fileData(requestID: id, offset: offset, data: data)) else { return }
-            machine.fileChunkSent(id, end: offset + UInt64(data.count), wireBytes: wire, now: WireClock.monotonicMicros())
-        case .failure(let error):
-            await perform(machine.fileFailed(id, error.code, error.text, keepPart: false))
+    /// Reads `chunks` (in the order planned) and sends them in one write.
+    func sendFileData(_ chunks: [(id: UInt32, offset: UInt64, count: Int)], connection: SecureConnection) async {
+        var messages: [ZRCMessage] = []
+        var sent: [(id: UInt32, end: UInt64, bytes: Int)] = []
+        for chunk in chunks {
+            guard let reader = downloads[chunk.id] else { continue }
+            switch await reader.read(chunk.count) {
+            case .success(let data):
+                messages.append(.fileData(requestID: chunk.id, offset: chunk.offset, data: data))
+                sent.append((chunk.id, chunk.offset + UInt64(data.count), data.count + FileTransferDesk.chunkOverhead))
+            case .failure(let error):
+                await perform(machine.fileFailed(chunk.id, error.code, error.text, keepPart: false))
+            }
         }
+        guard !messages.isEmpty, (try? await connection.sendAll(messages)) != nil else { return }
+        let now = WireClock.monotonicMicros()
+        for chunk in sent { machine.fileChunkSent(chunk.id, end: chunk.end, wireBytes: chunk.bytes, now: now) }
     }
 
     func endFile(_ id: UInt32, connection: SecureConnection) async {

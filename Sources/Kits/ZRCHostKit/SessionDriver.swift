@@ -137,7 +137,21 @@ actor SessionDriver {
     // MARK: Actions
 
     func perform(_ actions: [HostSessionAction]) async {
-        for action in actions { await perform(action) }
+        var index = 0
+        while index < actions.count {
+            // A run of download chunks goes in one write (one trip through the connection).
+            var chunks: [(id: UInt32, offset: UInt64, count: Int)] = []
+            while index < actions.count, case .sendFileData(let id, let offset, let count) = actions[index] {
+                chunks.append((id, offset, count))
+                index += 1
+            }
+            if !chunks.isEmpty {
+                if let connection { await sendFileData(chunks, connection: connection) }
+                continue
+            }
+            await perform(actions[index])
+            index += 1
+        }
     }
 
     private func perform(_ action: HostSessionAction) async {
@@ -200,7 +214,7 @@ actor SessionDriver {
         case .commitFile(let id, let digest):
             uploads[id]?.send(.commit(digest: digest))
         case .sendFileData(let id, let offset, let count):
-            await sendFileData(id, offset: offset, count: count, connection: connection)
+            await sendFileData([(id, offset, count)], connection: connection)
         case .endFile(let id):
             await endFile(id, connection: connection)
         case .closeFile(let id, let outcome):

@@ -1,3 +1,4 @@
+import Synchronization
 import ZRCFiles
 import ZRCProtocol
 
@@ -21,10 +22,15 @@ final class UploadWriter: Sendable {
 
     private let commands: AsyncStream<Command>.Continuation
     private let task: Task<Void, Never>
+    /// Commands sent and not yet taken: writes are reported once the queue is drained (or every
+    /// `reportEveryBytes`), so a fast upload costs one acknowledgement per batch, not per chunk.
+    private let queued = Counter()
+    static let reportEveryBytes = 256 * 1024
 
     init(open: FileOpen, path: RemotePath, sharing: FileSharing, report: @escaping @Sendable (Report) async -> Void) {
         let (stream, continuation) = AsyncStream.makeStream(of: Command.self)
         commands = continuation
+        let queued = self.queued
         task = Task {
             let part: FilePart
             do throws(FileSystemError) {
@@ -38,18 +44,25 @@ final class UploadWriter: Sendable {
             }
             await report(.ready(FileReady(requestID: open.requestID, size: open.size, mode: open.mode & 0o777, modifiedMicros: open.modifiedMicros,
                                           offset: part.offset, prefixDigest: part.prefixDigest)))
+            var unreported = 0
             for await command in stream {
+                let left = queued.value.subtract(1, ordering: .acquiringAndReleasing).newValue
                 switch command {
                 case .data(let data):
                     do throws(FileSystemError) {
                         try part.write(data)
-                        await report(.written(through: part.offset, count: data.count))
+                        unreported += data.count
+                        if left == 0 || unreported >= Self.reportEveryBytes {
+                            await report(.written(through: part.offset, count: unreported))
+                            unreported = 0
+                        }
                     } catch {
                         part.abandon(keep: error.code != .noSpace)
                         await report(.failed(error, keepPart: true))
                         return
                     }
                 case .commit(let digest):
+                    if unreported > 0 { await report(.written(through: part.offset, count: unreported)) }
                     do throws(FileSystemError) {
                         try part.commit(expected: digest, mode: open.mode, modifiedMicros: open.modifiedMicros,
                                         replace: open.flags.contains(.replace))
@@ -68,12 +81,20 @@ final class UploadWriter: Sendable {
         }
     }
 
-    func send(_ command: Command) { commands.yield(command) }
+    func send(_ command: Command) {
+        queued.value.add(1, ordering: .acquiringAndReleasing)
+        commands.yield(command)
+    }
 
     /// Ends the queue (abandoning the part unless it was committed) and waits for the task.
     func finish(keepPart: Bool) async {
-        commands.yield(.abandon(keepPart: keepPart))
+        send(.abandon(keepPart: keepPart))
         commands.finish()
         await task.value
     }
+}
+
+/// A shared count (an `Atomic` cannot be captured by the writer's task on its own).
+final class Counter: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -56,19 +56,28 @@ public actor SecureConnection {
     /// `send`, returning the bytes the message takes on the wire (a frame's cost for the pacer,
     /// without another trip into this actor to read `sentBytes`).
     public func sendCounted(_ message: ZRCMessage) throws(SessionError) -> Int {
+        try sendAll(CollectionOfOne(message))
+    }
+
+    /// Encrypts `messages` in order into one buffer and queues it: one write for them all (a file
+    /// transfer's chunks go several at once). Returns the bytes they take on the wire.
+    public func sendAll(_ messages: some Collection<ZRCMessage>) throws(SessionError) -> Int {
         guard !closing else { throw SessionError(.protocolViolation, "the connection is closed") }
-        // Sealed straight into the buffer the socket writes from (the message's one copy after
+        // Sealed straight into the buffer the socket writes from (each message's one copy after
         // encoding; the records are encrypted there in place).
-        let encoded = message.encode()
-        let length = channel.sealedLength(ofMessageLength: encoded.count)
+        let encoded = messages.map { $0.encode() }
+        let length = encoded.reduce(0) { $0 + channel.sealedLength(ofMessageLength: $1.count) }
         var bytes = nioChannel.allocator.buffer(capacity: length)
         var failure: SessionError?
-        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { output in
-            do throws(SessionError) {
-                return try channel.seal(encoded: encoded, into: output)
-            } catch {
-                failure = error
-                return 0
+        for message in encoded where failure == nil {
+            let sealed = channel.sealedLength(ofMessageLength: message.count)
+            bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: sealed) { output in
+                do throws(SessionError) {
+                    return try channel.seal(encoded: message, into: output)
+                } catch {
+                    failure = error
+                    return 0
+                }
             }
         }
         if let failure {
@@ -85,9 +94,11 @@ public actor SecureConnection {
         let count = bytes.readableBytes
         outbox.yield(bytes)
         sentBytes += count
-        switch message {
-        case .frameUpdate, .compactFrame: sentFrameUpdates += 1
-        default: break
+        for message in messages {
+            switch message {
+            case .frameUpdate, .compactFrame: sentFrameUpdates += 1
+            default: break
+            }
         }
         liveness.sent(atMicros: WireClock.monotonicMicros())
         return count

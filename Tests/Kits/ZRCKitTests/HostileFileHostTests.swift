@@ -12,8 +12,8 @@ import ZRCProtocol
     /// A client whose requests are recorded (the host's answers come from the test).
     static func client() async -> (FileTransferClient, AsyncStream<ZRCMessage>) {
         let (sent, sink) = AsyncStream<ZRCMessage>.makeStream()
-        let client = FileTransferClient { message in
-            sink.yield(message)
+        let client = FileTransferClient { messages in
+            messages.forEach { sink.yield($0) }
             return true
         }
         await client.hostHello([.fileTransfer])
