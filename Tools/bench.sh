@@ -53,6 +53,9 @@ echo
 echo
 "$bench" web --size 1280x720 --motion scroll
 echo
+# File transfer on loopback against its floors, and a resume after the controller is killed.
+"$bench" files
+echo
 # Why the page gets raw rects: drawing them against decoding forwarded JPEG, in the same browser.
 echo "loopback encodings (in-page draw ms, bytes on the WebSocket):"
 "$ZRC_PLAYWRIGHT_PYTHON" Tools/web-test/loopback-encodings.py 40
@@ -62,6 +65,9 @@ if [[ $(id -u) -eq 0 ]]; then
   "$bench" links
   echo
   "$bench" reach
+  echo
+  # A 50 MB upload over dsl while the screen scrolls: the link's share and the click's answer.
+  "$bench" files-lab
   echo
   # Pairing by code on a LAN with Avahi and between two NATs through Mosquitto.
   Tools/bench-pair-code.sh
