@@ -96,14 +96,5 @@ final class CopyReport: Sendable {
         }
     }
 
-    static func bytes(_ count: UInt64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    static func bytes(_ count: UInt64) -> String { ByteCount.text(count) }
 }

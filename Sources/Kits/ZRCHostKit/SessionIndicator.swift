@@ -1,4 +1,3 @@
-import Foundation
 public import ZRCProtocol
 
 /// What the person at the host sees of the live sessions: a window on the shared screen (the
@@ -75,17 +74,7 @@ public struct IndicatedSession: Sendable, Equatable {
 
         var shown: String {
             let percent = size == 0 ? 100 : Int(written * 100 / size)
-            return "\(TerminalSafeText.sanitized(path)) (\(percent)% of \(Self.bytes(size)))"
-        }
-
-        static func bytes(_ count: UInt64) -> String {
-            let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-            var value = Double(count), unit = 0
-            while value >= 1024, unit < units.count - 1 {
-                value /= 1024
-                unit += 1
-            }
-            return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+            return "\(TerminalSafeText.sanitized(path)) (\(percent)% of \(ByteCount.text(size)))"
         }
     }
 

@@ -12,13 +12,18 @@ import ZRCWebTesting
             + "return rows.length >= \(count) && rows.every(r => r.dataset.outcome === 'done'); })()"
     }
 
+    /// The host's upload directory (in its own home) and a local folder for the browser's files.
+    static func folders(_ web: WebViewerRig) throws -> (uploads: URL, local: URL) {
+        let local = web.rig.env.root.appendingPathComponent("local")
+        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+        return (web.rig.env.root.appendingPathComponent("host/home/Downloads"), local)
+    }
+
     @Test func uploadsByPickerAndDropDownloadsAndAsksBeforeReplacing() async throws {
         let web = try await WebViewerRig()
         do {
             let browser = web.browser
-            let uploads = web.rig.env.root.appendingPathComponent("host/home/Downloads")
-            let local = web.rig.env.root.appendingPathComponent("local")
-            try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+            let (uploads, local) = try Self.folders(web)
             let big = local.appendingPathComponent("big.bin")
             try FileTransferEndToEndTests.random(3 << 20).write(to: big)
             let note = local.appendingPathComponent("note.txt")
@@ -85,9 +90,7 @@ import ZRCWebTesting
         let web = try await WebViewerRig()
         do {
             let browser = web.browser
-            let uploads = web.rig.env.root.appendingPathComponent("host/home/Downloads")
-            let local = web.rig.env.root.appendingPathComponent("local")
-            try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+            let (uploads, local) = try Self.folders(web)
             let big = local.appendingPathComponent("huge.bin")
             try FileTransferEndToEndTests.random(256 << 20).write(to: big)
             try await browser.call("waitFor", ["expression": "!document.getElementById('files-button').hidden"])
