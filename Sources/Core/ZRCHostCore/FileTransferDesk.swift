@@ -51,17 +51,11 @@ public struct FileTransferDesk: Sendable {
     public private(set) var requests: [UInt32: Request] = [:]
     /// Downloads in the order they take turns.
     private var turns: [UInt32] = []
-    /// Chunks in flight: (request, end offset) → the pacer's filler ID.
-    private var chunks: [ChunkKey: UInt64] = [:]
-    private var nextFillerID: UInt64 = 1 << 63
+    /// Download chunks in flight, as the pacer's fillers.
+    private var chunks = FillerLedger()
     /// Upload bytes handed to the driver and not yet reported written, over all uploads.
     private var unwritten = 0
     private var staleFillers: [UInt64] = []
-
-    struct ChunkKey: Hashable, Sendable {
-        var request: UInt32
-        var end: UInt64
-    }
 
     public init(policy: Policy) {
         self.policy = policy
@@ -115,13 +109,8 @@ public struct FileTransferDesk: Sendable {
             return [.commitFile(requestID: id, digest: digest)]
         case .fileAck(let id, let offset):
             guard case .download(var download) = requests[id] else { return [] }
-            // Cumulative: every chunk of the request ending at or before `offset` arrived (the
-            // controller may acknowledge several at once); the pacer counts them all with the last.
-            let arrived = chunks.filter { $0.key.request == id && $0.key.end <= offset }
-            if let last = arrived.max(by: { $0.key.end < $1.key.end }) {
-                for key in arrived.keys { chunks[key] = nil }
-                pacer.acknowledged(frameID: last.value, now: now)
-            }
+            // Cumulative: the controller may acknowledge several chunks at once.
+            chunks.acknowledged(request: id, through: offset, pacer: &pacer, now: now)
             download.acknowledged = max(download.acknowledged, min(offset, download.next))
             requests[id] = .download(download)
             return []
@@ -239,10 +228,7 @@ public struct FileTransferDesk: Sendable {
 
     /// A chunk of a download left: `wireBytes` now count as in flight.
     public mutating func chunkSent(_ id: UInt32, end: UInt64, wireBytes: Int, pacer: inout FramePacer, now: UInt64) {
-        let filler = nextFillerID
-        nextFillerID &+= 1
-        chunks[ChunkKey(request: id, end: end)] = filler
-        pacer.sentFiller(id: filler, bytes: wireBytes, now: now)
+        chunks.sent(request: id, end: end, bytes: wireBytes, pacer: &pacer, now: now)
     }
 
     // MARK: Time
@@ -303,10 +289,7 @@ public struct FileTransferDesk: Sendable {
         if case .upload(let upload) = requests[id] { unwritten = max(0, unwritten - Int(upload.received - upload.written)) }
         requests[id] = nil
         turns.removeAll { $0 == id }
-        for (key, filler) in chunks where key.request == id {
-            chunks[key] = nil
-            staleFillers.append(filler)
-        }
+        staleFillers += chunks.forget(request: id)
     }
 
     /// Chunks of ended requests still counted in flight: the pacer drops them (else they would

@@ -38,16 +38,12 @@ struct FilesControllerCommand: AsyncParsableCommand {
             do {
                 switch words.first {
                 case "upload" where words.count >= 3:
-                    let sentBefore = await session.sentBytes()
-                    let started = clock.now
-                    let step = UInt64(16 << 20)
-                    let reported = ProgressSteps(step: step)
-                    try await session.files.upload(localPath: words[1], to: try RemotePath(parsing: words[2]), replace: true,
-                                                   resume: words.count > 3 && words[3] == "resume") { done in
+                    let reported = ProgressSteps(step: 16 << 20)
+                    let (seconds, wire) = try await Self.timedUpload(words[1], to: words[2], resume: words.count > 3 && words[3] == "resume",
+                                                                     in: session) { done in
                         if reported.crossed(done) { say("progress \(done)") }
                     }
-                    let seconds = Self.seconds(clock.now - started)
-                    say("uploaded \(seconds) \(await session.sentBytes() - sentBefore)")
+                    say("uploaded \(seconds) \(wire)")
                 case "download" where words.count == 5:
                     guard let size = UInt64(words[4]) else { throw ValidationError("bad size \(words[4])") }
                     let receivedBefore = await session.receivedBytes()
@@ -64,6 +60,16 @@ struct FilesControllerCommand: AsyncParsableCommand {
             }
         }
         await session.close()
+    }
+
+    /// Uploads `local` to `remote` (replacing it): how long it took and the bytes the session sent meanwhile.
+    static func timedUpload(_ local: String, to remote: String, resume: Bool = false, in session: ControllerSession,
+                            progress: @escaping @Sendable (UInt64) -> Void = { _ in }) async throws -> (seconds: Double, wireBytes: Int) {
+        let sentBefore = await session.sentBytes()
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await session.files.upload(localPath: local, to: try RemotePath(parsing: remote), replace: true, resume: resume, progress: progress)
+        return (seconds(clock.now - started), await session.sentBytes() - sentBefore)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -4,7 +4,6 @@ import ZRCControllerKit
 import ZRCNetworking
 import ZRCX11
 import ZRCFrames
-import ZRCProtocol
 
 /// The laboratory's controller, run in the controller's namespace: ZRC (pairs with the invite read
 /// from stdin) or, with `--vnc`, the benchmark's RFB client. Once it shows a first picture it says
@@ -112,16 +111,12 @@ struct LinkControllerCommand: AsyncParsableCommand {
 
     /// Uploads `local` to `remote`: `upload SECONDS WIRE_BYTES_SENT`, or why it failed.
     private static func upload(_ local: String, to remote: String, in session: ControllerSession) async -> String {
-        let sentBefore = await session.sentBytes()
-        let clock = ContinuousClock()
-        let started = clock.now
         do {
-            try await session.files.upload(localPath: local, to: try RemotePath(parsing: remote), replace: true, resume: false) { _ in }
+            let (seconds, wire) = try await FilesControllerCommand.timedUpload(local, to: remote, in: session)
+            return "upload \(seconds) \(wire)"
         } catch {
             return "upload failed \(error)"
         }
-        let seconds = FilesControllerCommand.seconds(clock.now - started)
-        return "upload \(seconds) \(await session.sentBytes() - sentBefore)"
     }
 
     private func say(_ line: String) {

@@ -20,7 +20,7 @@ public actor ControllerSession {
     /// The session's file requests (when the controller announced `fileTransfer`).
     public nonisolated let files: FileTransferClient
     private let eventSink: AsyncStream<ControllerEvent>.Continuation
-    private var connection: SecureConnection?
+    private(set) var connection: SecureConnection?
     private var pingWaiters: [UInt64: CheckedContinuation<UInt64, any Error>] = [:]
     /// Ping IDs of explicit pings live in the upper half so they never meet keepalive IDs.
     private var nextPingID: UInt64 = 1 << 63
@@ -218,27 +218,11 @@ public actor ControllerSession {
         try? await connection?.send(.frameAck(frameID: first.frameID, receivedMicros: first.received, decodedMicros: first.decoded))
     }
 
-    private var receivedTotal = 0
+    /// Bytes received over the connections this session had (kept when one ends).
+    var receivedTotal = 0
     private let viewerAcknowledges: Bool
     private var unacknowledged: [PendingAck] = []
     private var lastReceipt: (received: UInt64, decoded: UInt64) = (0, 0)
-
-    /// Encrypted bytes received from the host so far (for bandwidth displays).
-    /// The newest keepalive round trip on this session's path; nil until one was measured.
-    public func roundTrip() async -> Duration? {
-        guard let micros = await connection?.roundTripMicros else { return nil }
-        return .microseconds(Int64(micros))
-    }
-
-    /// Encrypted bytes sent to the host so far (0 once the session ended).
-    public func sentBytes() async -> Int {
-        await connection?.sentBytes ?? 0
-    }
-
-    public func receivedBytes() async -> Int {
-        if let connection { receivedTotal = await connection.receivedBytes }
-        return receivedTotal
-    }
 
     /// The remote pointer, for viewers that draw it themselves.
     public func pollCursor() -> RemoteCursor { cursor }

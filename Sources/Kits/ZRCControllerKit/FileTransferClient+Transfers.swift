@@ -43,6 +43,9 @@ extension FileTransferClient {
         var flags: FileOpen.Flags = replace ? [.replace] : []
         if resume { flags.insert(.resume) }
         let id = allocate()
+        // Chunks of an upload that ended otherwise than by its last acknowledgement (cancelled,
+        // failed) must not hold the path's room for the next one.
+        defer { pacer.discardFillers(fillers.forget(request: id)) }
         let open = FileOpen(requestID: id, direction: .upload, flags: flags, path: remote.text, size: source.size, mode: source.mode,
                             modifiedMicros: source.modifiedMicros)
         let ready: FileReady = try await withCheckedThrowingContinuation { waiter in
@@ -89,10 +92,7 @@ extension FileTransferClient {
                 let data = Array(block[taken..<min(block.count, taken + chunk)])
                 taken += data.count
                 let end = offset + UInt64(data.count)
-                let filler = nextFiller
-                nextFiller &+= 1
-                fillers[FillerKey(id: id, end: end)] = filler
-                pacer.sentFiller(id: filler, bytes: data.count + Self.chunkOverhead, now: WireClock.monotonicMicros())
+                fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: WireClock.monotonicMicros())
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
             } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom > 0

@@ -15,15 +15,10 @@ public actor FileTransferClient {
     private var nextID: UInt32 = 1
     var requests: [UInt32: Request] = [:]
     var pacer = FramePacer()
-    var fillers: [FillerKey: UInt64] = [:]
-    var nextFiller: UInt64 = 1 << 63
+    /// Upload chunks in flight, as the pacer's fillers.
+    var fillers = FillerLedger()
     var roomWaiters: [CheckedContinuation<Void, Never>] = []
     var ended: FileTransferError?
-
-    struct FillerKey: Hashable {
-        var id: UInt32
-        var end: UInt64
-    }
 
     enum Request {
         case listing(entries: [FileEntry], waiter: CheckedContinuation<[FileEntry], any Error>)
@@ -121,11 +116,7 @@ public actor FileTransferClient {
             }
         case .fileAck(let id, let offset):
             // Cumulative: the host acknowledges what it wrote, often several chunks at once.
-            let written = fillers.filter { $0.key.id == id && $0.key.end <= offset }
-            if let last = written.max(by: { $0.key.end < $1.key.end }) {
-                for key in written.keys { fillers[key] = nil }
-                pacer.acknowledged(frameID: last.value, now: WireClock.monotonicMicros())
-            }
+            fillers.acknowledged(request: id, through: offset, pacer: &pacer, now: WireClock.monotonicMicros())
             if case .upload(var upload) = requests[id], offset > upload.acknowledged {
                 upload.acknowledged = offset
                 upload.progress(offset)

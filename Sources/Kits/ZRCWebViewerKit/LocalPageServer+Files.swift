@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import ZRCControllerKit
 import ZRCFiles
 import ZRCProtocol
 import ZRCWebViewer
@@ -31,6 +32,27 @@ extension LocalPageServer {
         case .file, .issueCookie, .upgrade, .api, .download:
             try await respond(outbound, status: 400, keepAlive: false, head: head)
             return nil
+        }
+    }
+
+    /// A part of an upload's body: into the pipe (waiting while the upload is behind). False when
+    /// the upload failed (answered) and the connection should close.
+    func streamUpload(_ buffer: ByteBuffer, into pipe: PageUploadPipe, outbound: Outbound, head: HTTPRequestHead?) async throws -> Bool {
+        do {
+            try await pipe.put(Array(buffer.readableBytesView))
+            return true
+        } catch {
+            try await respondFileJSON(outbound, status: 409, ["error": error.text], head: head)
+            return false
+        }
+    }
+
+    /// The upload's body ended: answered once the file is in place on the host, or why not.
+    func finishUpload(_ pipe: PageUploadPipe, outbound: Outbound, head: HTTPRequestHead?) async throws {
+        await pipe.bodyEnded(complete: true)
+        switch await pipe.result() {
+        case .success: try await respondFileJSON(outbound, status: 200, ["done": "true"], head: head)
+        case .failure(let error): try await respondFileJSON(outbound, status: 409, ["error": error.text], head: head)
         }
     }
 

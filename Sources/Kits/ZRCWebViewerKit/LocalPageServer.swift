@@ -6,8 +6,6 @@ import NIOWebSocket
 import Synchronization
 import ZRCNetworking
 import ZRCWebViewer
-import ZRCFiles
-import ZRCControllerKit
 import ZRCWebPage
 
 /// An answer of the app's API: a status and a JSON body.
@@ -181,25 +179,11 @@ public final class LocalPageServer: Sendable {
                         guard let pipe = try await startUpload(received, outbound: outbound) else { return }
                         upload = pipe
                     }
-                case .body(let buffer) where upload != nil:
-                    do {
-                        try await upload!.put(Array(buffer.readableBytesView))
-                    } catch {
-                        try await respondFileJSON(outbound, status: 409, ["error": error.text], head: head)
-                        return
-                    }
-                case .end where upload != nil:
-                    let pipe = upload!
-                    upload = nil
-                    await pipe.bodyEnded(complete: true)
-                    switch await pipe.result() {
-                    case .success:
-                        try await respondFileJSON(outbound, status: 200, ["done": "true"], head: head)
-                    case .failure(let error):
-                        try await respondFileJSON(outbound, status: 409, ["error": error.text], head: head)
-                    }
-                    return
                 case .body(let buffer):
+                    if let upload {
+                        guard try await streamUpload(buffer, into: upload, outbound: outbound, head: head) else { return }
+                        continue
+                    }
                     // Checked before it is kept: a body only grows to its path's limit.
                     if body.count + buffer.readableBytes > limit {
                         logOnce(.bodyTooLarge, LocalPageGate.Refusal.bodyTooLarge.text)
@@ -208,6 +192,11 @@ public final class LocalPageServer: Sendable {
                     }
                     body += buffer.readableBytesView
                 case .end:
+                    if let pipe = upload {
+                        upload = nil
+                        try await finishUpload(pipe, outbound: outbound, head: head)
+                        return
+                    }
                     guard let request = head else {
                         // NIO keeps no head of a WebSocket upgrade it was told to refuse (the
                         // gate said why and logged it): the end alone arrives here.
@@ -325,48 +314,5 @@ public final class LocalPageServer: Sendable {
         let negotiation = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
         try channel.pipeline.syncOperations.addHandler(CloseOnError())
         return negotiation
-    }
-}
-
-extension PageRequest {
-    init(_ head: HTTPRequestHead) {
-        self.init(method: head.method.rawValue, target: head.uri, headers: head.headers.map { (name: $0.name, value: $0.value) })
-    }
-}
-
-/// Closes the connection on a parse error: NIO answers a request it cannot parse with 400 but
-/// left the connection open (holding one of the few slots). Other errors pass on.
-final class CloseOnError: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError else {
-            context.fireErrorCaught(error)
-            return
-        }
-        context.close(promise: nil)
-    }
-}
-
-/// The gate, shared by the event loops (the upgrade check) and the HTTP side; set once the port
-/// is known, right after binding.
-final class GateBox: Sendable {
-    let gate = Mutex<LocalPageGate?>(nil)
-    private let refusalsLogged = Mutex<Set<LocalPageGate.Refusal>>([])
-
-    /// Logs each kind of refusal once (a page hammering the server must not flood the log).
-    func logOnce(_ reason: LocalPageGate.Refusal?, _ text: String, logger: Logger) {
-        let first = refusalsLogged.withLock { logged in
-            guard let reason else { return true }
-            return logged.insert(reason).inserted
-        }
-        if first { logger.notice("browser viewer: \(text)") }
-    }
-}
-
-/// Printable, bounded request paths for the log (a path is the requester's text).
-enum TerminalSafeTextForLog {
-    static func clean(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(80).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
     }
 }

@@ -39,8 +39,9 @@ actor PageUploadPipe: UploadSource {
     func put(_ bytes: [UInt8]) async throws(FileSystemError) {
         if let failure { throw failure }
         guard UInt64(bytes.count) <= size - received else {
-            fail(FileSystemError(.protocolError, "the page sent more than the \(size) bytes it announced"))
-            throw failure!
+            let error = FileSystemError(.protocolError, "the page sent more than the \(size) bytes it announced")
+            fail(error)
+            throw error
         }
         received += UInt64(bytes.count)
         buffer += bytes
