@@ -31,6 +31,11 @@ struct CopyCommand: AsyncParsableCommand {
     @Flag(help: "Continue from the part an interrupted copy left (checked by its digest first).")
     var resume = false
 
+    @Option(name: [.customShort("l"), .long], help: ArgumentHelp(
+        "Transfer no faster than RATE a second: 500K, 2M, 1.5G (KiB, MiB, GiB), 4096B; a bare number is KiB.",
+        valueName: "RATE"))
+    var limit: TransferRateLimit?
+
     @Flag(help: "Progress and results as JSON lines on standard output.")
     var json = false
 
@@ -55,6 +60,7 @@ struct CopyCommand: AsyncParsableCommand {
             let link = try await FileSession.open(options, host: host)
             let report = CopyReport(json: json, quiet: quiet, host: host)
             let files = link.session.files
+            await files.limitRate(limit)
             let signals = CommandRunner.onTerminationSignal { _ in Task { await files.cancelAll() } }
             defer { signals.forEach { $0.cancel() } }
             do {

@@ -71,7 +71,13 @@ extension FileTransferClient {
         // Read in blocks, sent in chunks: one trip to the source per block, not per chunk.
         var block: [UInt8] = []
         var taken = 0
+        let started = (micros: WireClock.monotonicMicros(), offset: offset)
         while offset < source.size {
+            if let rateLimit {
+                let due = started.micros + rateLimit.dueMicros(after: offset - started.offset)
+                let now = WireClock.monotonicMicros()
+                if due > now { try? await Task.sleep(for: .microseconds(due - now)) }
+            }
             try await waitForRoom(id)
             if taken == block.count {
                 do throws(FileSystemError) {
@@ -95,7 +101,7 @@ extension FileTransferClient {
                 fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: WireClock.monotonicMicros())
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
-            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom > 0
+            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom > 0 && rateLimit == nil
             guard await sendAll(batch) else {
                 lost(id)
                 throw ended ?? FileTransferError(.connectionLost, "the session ended")
@@ -182,7 +188,7 @@ extension FileTransferClient {
         if resume { flags.insert(.resume) }
         let open = FileOpen(requestID: id, direction: .download, flags: flags, path: remote.text, offset: part.offset)
         let kept = (offset: part.offset, digest: part.prefixDigest)
-        requests[id] = .download(Download(part: part, ready: nil, replace: replace, progress: progress))
+        requests[id] = .download(Download(part: part, ready: nil, replace: replace, progress: progress, startOffset: part.offset))
         let ready: FileReady = try await withCheckedThrowingContinuation { waiter in
             guard case .download(var download) = requests[id] else {
                 waiter.resume(throwing: ended ?? FileTransferError(.connectionLost, "the request ended"))

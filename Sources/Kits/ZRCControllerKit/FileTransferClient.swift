@@ -19,6 +19,8 @@ public actor FileTransferClient {
     var fillers = FillerLedger()
     var roomWaiters: [CheckedContinuation<Void, Never>] = []
     var ended: FileTransferError?
+    /// The ceiling `limitRate` set for transfers (each on its own), if any.
+    var rateLimit: TransferRateLimit?
 
     enum Request {
         case listing(entries: [FileEntry], waiter: CheckedContinuation<[FileEntry], any Error>)
@@ -44,6 +46,9 @@ public actor FileTransferClient {
         var outcome: Result<Void, FileTransferError>?
         /// What the host was last told arrived.
         var acknowledged: UInt64 = 0
+        /// When it was asked for and from which offset: a rate limit counts from there.
+        let startedMicros = WireClock.monotonicMicros()
+        let startOffset: UInt64
     }
 
     /// Listings and transfers open now.
@@ -187,7 +192,19 @@ public actor FileTransferClient {
         }
         download.acknowledged = through
         requests[id] = .download(download)
-        Task { _ = await send(.fileAck(requestID: id, offset: through)) }
+        // Under a rate limit the acknowledgement waits until the bytes are due: the host's window
+        // then holds its sending to the limit (acknowledgements are cumulative, a late one harmless).
+        let due = rateLimit.map { download.startedMicros + $0.dueMicros(after: through - download.startOffset) } ?? 0
+        Task {
+            let now = WireClock.monotonicMicros()
+            if due > now { try? await Task.sleep(for: .microseconds(due - now)) }
+            _ = await send(.fileAck(requestID: id, offset: through))
+        }
+    }
+
+    /// Holds every later transfer to `limit` (nil: as fast as the path takes).
+    public func limitRate(_ limit: TransferRateLimit?) {
+        rateLimit = limit
     }
 
     /// Download bytes between acknowledgements: less than the host's smallest window for file

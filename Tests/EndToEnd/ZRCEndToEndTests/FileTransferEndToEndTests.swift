@@ -191,19 +191,29 @@ import ZRCXTestSupport
             let outside = rig.env.root.appendingPathComponent("outside")
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: home.appendingPathComponent("drop"), withIntermediateDirectories: true)
+            // Held to 256 KiB a second, the 8 MiB take half a minute: the swap below lands in the
+            // middle of the upload however loaded the machine (unlimited, a fast upload could end
+            // before this test's task saw its part).
             let big = rig.env.root.appendingPathComponent("local/big.bin")
-            try Self.write(big, Self.random(64 << 20))
-            let upload = try rig.env.launch("zrc-ctl", ["cp", big.path, "desk:drop/", "--key-id", rig.controllerKey], role: "controller")
+            try Self.write(big, Self.random(8 << 20))
+            let upload = try rig.env.launch("zrc-ctl", ["cp", "--limit", "256K", big.path, "desk:drop/", "--key-id", rig.controllerKey],
+                                            role: "controller")
             let started = await Wait.until(.seconds(300)) { () -> Bool? in
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("drop").path)) ?? []
                 return names.contains { $0.hasSuffix(".part") } ? true : nil
             }
             #expect(started != nil, "the upload never started: \(upload.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("drop/big.bin").path), "still under way")
             // The directory is moved away and a link to outside the root put in its place.
             try FileManager.default.moveItem(at: home.appendingPathComponent("drop"), to: home.appendingPathComponent("drop-moved"))
             try FileManager.default.createSymbolicLink(atPath: home.appendingPathComponent("drop").path, withDestinationPath: outside.path)
+            let clock = ContinuousClock()
+            let launched = clock.now
             _ = await upload.waitForExit(timeout: .seconds(300))
             #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty, "nothing landed outside the root")
+            // The limit held: 8 MiB at 256 KiB a second less the path's window is over 25 s (a lower
+            // bound only: a loaded machine makes it longer, never shorter).
+            #expect(clock.now - launched > .seconds(25), "--limit 256K held the upload back: \(clock.now - launched)")
         } catch {
             Issue.record("\(error)")
         }
