@@ -77,6 +77,32 @@ import ZRCProtocol
         }
     }
 
+    /// `--limit`: 1 MiB each way at 512 KiB a second takes two seconds less the path's window
+    /// (64 KiB); only a lower bound is checked (a loaded machine makes it longer, never shorter).
+    @Test func aRateLimitHoldsBothDirections() async throws {
+        let fixture = try Fixture()
+        try await fixture.harness.stoppingAfter {
+            let session = try await fixture.session()
+            await session.files.limitRate(TransferRateLimit(parsing: "512K"))
+            let bytes = Self.randomBytes(1 << 20, seed: 11)
+            let source = fixture.local.appendingPathComponent("limited.bin")
+            try Data(bytes).write(to: source)
+            let clock = ContinuousClock()
+            var started = clock.now
+            try await session.files.upload(localPath: source.path, to: try RemotePath(parsing: "Downloads/limited.bin"), replace: false,
+                                           resume: false) { _ in }
+            #expect(clock.now - started > .milliseconds(1800), "upload: \(clock.now - started)")
+            started = clock.now
+            let into = try ConfinedDirectory.open(fixture.local.path)
+            try await session.files.download(try RemotePath(parsing: "Downloads/limited.bin"), into: into,
+                                             as: try FileName(validating: "back.bin"), size: UInt64(bytes.count), replace: false,
+                                             resume: false) { _ in }
+            #expect(clock.now - started > .milliseconds(1700), "download: \(clock.now - started)")
+            #expect(try Data(contentsOf: fixture.local.appendingPathComponent("back.bin")) == Data(bytes))
+            await session.close()
+        }
+    }
+
     @Test func aSymbolicLinkLeadingOutOfTheRootIsRefused() async throws {
         let fixture = try Fixture()
         try FileManager.default.createSymbolicLink(atPath: fixture.root.appendingPathComponent("etc").path, withDestinationPath: "/etc")
