@@ -102,9 +102,15 @@ public struct FramePacer: Sendable {
     /// for room, which the fillers leave as their acknowledgements arrive.
     public var fillerRoom: Int {
         let drain = (deliveryRate ?? 0) * Self.fillerDrainMicros / 1_000_000
-        let window = max(Double(Self.minimumFillerWindow), windowBytes ?? 0, drain)
+        let window = min(max(Double(Self.minimumFillerWindow), windowBytes ?? 0, drain), Double(Self.maximumFillerWindow))
         return max(0, Int(window) - bytesInFlight)
     }
+
+    /// Fillers in flight at most, however fast the path reads: a rate sample from a burst of
+    /// acknowledgements can be far above the path's, and the host refuses an upload more than
+    /// 8 MiB ahead of what it wrote (`FileTransferDesk.Policy.maxUnwrittenBytes`); half that leaves
+    /// room for the acknowledgements' own delay.
+    public static let maximumFillerWindow = 4 << 20
 
     /// Fillers may also hold what the path delivers in this long: on a fast path (loopback, a LAN)
     /// the bare round trip is mostly the two ends' own processing, and a window of rate × that

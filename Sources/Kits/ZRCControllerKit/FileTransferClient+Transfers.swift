@@ -119,6 +119,11 @@ extension FileTransferClient {
                 waiter.resume(throwing: ended ?? FileTransferError(.connectionLost, "the request ended"))
                 return
             }
+            if let failure = upload.failure {
+                requests[id] = nil
+                waiter.resume(throwing: failure)
+                return
+            }
             upload.done = waiter
             requests[id] = .upload(upload)
             Task { if await !send(.fileEnd(requestID: id, digest: digest)) { self.lost(id) } }
@@ -136,7 +141,11 @@ extension FileTransferClient {
     /// Waits until the path has room for another chunk (or the request ended: then throws).
     private func waitForRoom(_ id: UInt32) async throws {
         while true {
-            guard case .upload = requests[id] else { throw ended ?? FileTransferError(.connectionLost, "the request ended") }
+            guard case .upload(let upload) = requests[id] else { throw ended ?? FileTransferError(.connectionLost, "the request ended") }
+            if let failure = upload.failure {
+                requests[id] = nil
+                throw failure
+            }
             if pacer.fillerRoom > 0 { return }
             await withCheckedContinuation { roomWaiters.append($0) }
         }

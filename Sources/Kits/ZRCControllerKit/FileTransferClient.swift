@@ -33,6 +33,9 @@ public actor FileTransferClient {
         var done: CheckedContinuation<Void, any Error>?
         var acknowledged: UInt64 = 0
         var progress: @Sendable (UInt64) -> Void
+        /// The host's failure, when it came while the upload was sending (no continuation to
+        /// resume): kept for the sending loop to throw.
+        var failure: FileTransferError?
     }
 
     struct Download {
@@ -161,6 +164,13 @@ public actor FileTransferClient {
                 download.part.abandon(keep: true)
                 download.outcome = .failure(error)
                 requests[id] = .download(download)
+                return
+            }
+            if case .upload(var upload) = requests[id], upload.ready == nil, upload.done == nil {
+                // While it sends: the loop hears why at its next wait for room.
+                upload.failure = upload.failure ?? error
+                requests[id] = .upload(upload)
+                wakeRoomWaiters()
                 return
             }
             guard let request = requests.removeValue(forKey: id) else { return }

@@ -75,4 +75,31 @@ import ZRCProtocol
         await #expect(throws: FileTransferError.self) { try await download.value }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no target and no part left")
     }
+
+    /// The host fails an upload while it sends (here: too far ahead of its disk): the caller hears
+    /// the host's reason, not "the request ended", and sends nothing more for it.
+    @Test func aFailureWhileSendingReachesTheUploaderWithTheHostsReason() async throws {
+        let (client, sent) = await Self.client()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("big.bin")
+        try Data(count: 4 << 20).write(to: source)
+        let upload = Task {
+            try await client.upload(localPath: source.path, to: try RemotePath(parsing: "big.bin"), replace: false, resume: false) { _ in }
+        }
+        var requests = sent.makeAsyncIterator()
+        guard case .fileOpen(let open)? = await requests.next() else { Issue.record("no open sent"); return }
+        await client.received(.fileReady(FileReady(requestID: open.requestID, size: 4 << 20, mode: 0o644, modifiedMicros: 0)))
+        guard case .fileData? = await requests.next() else { Issue.record("no data sent"); return }
+        await client.received(.fileFailed(requestID: open.requestID, code: .protocolError, text: "more than 8388608 bytes sent ahead"))
+        do {
+            try await upload.value
+            Issue.record("the upload succeeded")
+        } catch let error as FileTransferError {
+            #expect(error.kind == .host(.protocolError))
+            #expect(error.text.contains("8388608 bytes sent ahead"), "\(error.text)")
+        }
+        #expect(await client.openRequestCount == 0)
+    }
 }
