@@ -78,7 +78,7 @@ extension FileTransferClient {
                 let now = WireClock.monotonicMicros()
                 if due > now { try? await Task.sleep(for: .microseconds(due - now)) }
             }
-            try await waitForRoom(id)
+            try await waitForRoom(id, bytes: Int(min(UInt64(chunk), source.size - offset)) + Self.chunkOverhead)
             if taken == block.count {
                 do throws(FileSystemError) {
                     block = try await source.read(Int(min(UInt64(Self.readBlockBytes), source.size - offset)))
@@ -101,7 +101,8 @@ extension FileTransferClient {
                 fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: WireClock.monotonicMicros())
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
-            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom > 0 && rateLimit == nil
+            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom >= min(chunk, block.count - taken) + Self.chunkOverhead
+                && rateLimit == nil
             guard await sendAll(batch) else {
                 lost(id)
                 throw ended ?? FileTransferError(.connectionLost, "the session ended")
@@ -139,14 +140,14 @@ extension FileTransferClient {
     static let chunkOverhead = 48
 
     /// Waits until the path has room for another chunk (or the request ended: then throws).
-    private func waitForRoom(_ id: UInt32) async throws {
+    private func waitForRoom(_ id: UInt32, bytes: Int) async throws {
         while true {
             guard case .upload(let upload) = requests[id] else { throw ended ?? FileTransferError(.connectionLost, "the request ended") }
             if let failure = upload.failure {
                 requests[id] = nil
                 throw failure
             }
-            if pacer.fillerRoom > 0 { return }
+            if pacer.fillerRoom >= bytes { return }
             await withCheckedContinuation { roomWaiters.append($0) }
         }
     }
