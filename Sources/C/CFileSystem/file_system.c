@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -18,4 +19,8 @@ int zrc_open_beneath(int dirfd, const char *path, uint64_t flags, uint64_t mode)
 
 int zrc_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+int zrc_start_writeback(int fd, int64_t offset, int64_t length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }

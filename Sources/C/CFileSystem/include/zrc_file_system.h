@@ -13,6 +13,10 @@ int zrc_open_beneath(int dirfd, const char *path, uint64_t flags, uint64_t mode)
 /// (EINVAL or ENOSYS where the file system cannot: the caller falls back to linkat + unlinkat).
 int zrc_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writeback of that range and returns at
+/// once, so the fsync at the end of a large file has little left to do. -1 with errno.
+int zrc_start_writeback(int fd, int64_t offset, int64_t length);
+
 /// O_PATH and UTIME_OMIT, which Swift's Glibc module does not show (they need _GNU_SOURCE or
 /// are macros it cannot import).
 static const int zrc_o_path = 010000000;
