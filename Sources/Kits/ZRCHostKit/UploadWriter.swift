@@ -44,25 +44,36 @@ final class UploadWriter: Sendable {
             }
             await report(.ready(FileReady(requestID: open.requestID, size: open.size, mode: open.mode & 0o777, modifiedMicros: open.modifiedMicros,
                                           offset: part.offset, prefixDigest: part.prefixDigest)))
-            var unreported = 0
+            // Chunks that arrive while more are queued are gathered and written at once: one
+            // system call (and one acknowledgement) per `reportEveryBytes`, not per 16 KiB chunk.
+            var pending: [UInt8] = []
+            pending.reserveCapacity(Self.reportEveryBytes + FileTransferLimits.maxChunkBytes)
             for await command in stream {
                 let left = queued.value.subtract(1, ordering: .acquiringAndReleasing).newValue
                 switch command {
                 case .data(let data):
+                    pending += data
+                    guard left == 0 || pending.count >= Self.reportEveryBytes else { continue }
                     do throws(FileSystemError) {
-                        try part.write(data)
-                        unreported += data.count
-                        if left == 0 || unreported >= Self.reportEveryBytes {
-                            await report(.written(through: part.offset, count: unreported))
-                            unreported = 0
-                        }
+                        try part.write(pending)
+                        await report(.written(through: part.offset, count: pending.count))
+                        pending.removeAll(keepingCapacity: true)
                     } catch {
                         part.abandon(keep: error.code != .noSpace)
                         await report(.failed(error, keepPart: true))
                         return
                     }
                 case .commit(let digest):
-                    if unreported > 0 { await report(.written(through: part.offset, count: unreported)) }
+                    if !pending.isEmpty {
+                        do throws(FileSystemError) {
+                            try part.write(pending)
+                        } catch {
+                            part.abandon(keep: error.code != .noSpace)
+                            await report(.failed(error, keepPart: true))
+                            return
+                        }
+                        await report(.written(through: part.offset, count: pending.count))
+                    }
                     do throws(FileSystemError) {
                         try part.commit(expected: digest, mode: open.mode, modifiedMicros: open.modifiedMicros,
                                         replace: open.flags.contains(.replace))
