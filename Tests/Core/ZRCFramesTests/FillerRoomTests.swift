@@ -14,18 +14,17 @@ import ZRCFrames
         #expect(pacer.fillerRoom == FramePacer.minimumFillerWindow)
     }
 
+    /// `count` chunks of 16 KiB sent at 1 ms and acknowledged together `micros` later.
+    static func acknowledgedAtOnce(_ count: Int, after micros: UInt64, pacer: inout FramePacer) {
+        let first: UInt64 = 1 << 63
+        for index in 0..<UInt64(count) { pacer.sentFiller(id: first + index, bytes: 16 * 1024, now: 1_000) }
+        pacer.acknowledged(frameID: first + UInt64(count) - 1, now: 1_000 + micros)
+    }
+
     /// 64 MiB acknowledged in one millisecond reads as 64 GB/s; the window stays at its ceiling.
     @Test func anImplausibleRateNeverOpensMoreThanTheCeiling() {
         var pacer = FramePacer()
-        let chunk = 16 * 1024
-        var id: UInt64 = 1 << 63
-        var now: UInt64 = 1_000
-        for _ in 0..<4096 {
-            pacer.sentFiller(id: id, bytes: chunk, now: now)
-            id += 1
-        }
-        now += 1_000
-        pacer.acknowledged(frameID: id - 1, now: now)
+        Self.acknowledgedAtOnce(4096, after: 1_000, pacer: &pacer)
         #expect((pacer.deliveryRate ?? 0) > 1e10)
         #expect(pacer.fillerRoom == FramePacer.maximumFillerWindow)
         #expect(FramePacer.maximumFillerWindow <= (8 << 20) / 2, "half of what the host accepts unwritten")
@@ -36,16 +35,8 @@ import ZRCFrames
     @Test func aFastPathGetsMillisecondsOfItsRate() {
         var pacer = FramePacer()
         pacer.observeRoundTrip(micros: 100, now: 500)
-        let chunk = 16 * 1024
-        var id: UInt64 = 1 << 63
-        var now: UInt64 = 1_000
         // 64 chunks (1 MiB), acknowledged at 200 MB/s.
-        for _ in 0..<64 {
-            pacer.sentFiller(id: id, bytes: chunk, now: now)
-            id += 1
-        }
-        now += UInt64(Double(64 * chunk) / 200e6 * 1e6)
-        pacer.acknowledged(frameID: id - 1, now: now)
+        Self.acknowledgedAtOnce(64, after: UInt64(Double(64 * 16 * 1024) / 200e6 * 1e6), pacer: &pacer)
         let expected = 200e6 * FramePacer.fillerDrainMicros / 1e6
         #expect(abs(Double(pacer.fillerRoom) - expected) < expected * 0.05, "\(pacer.fillerRoom)")
     }
