@@ -24,12 +24,18 @@ final class ZRCProcess: Sendable {
         // the descriptor before the handle closes it.
         stdout.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.ended(stdout: true)
+            }
             output.append(stdout: String(decoding: data, as: UTF8.self))
         }
         stderr.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.ended(stdout: false)
+            }
             output.append(stderr: String(decoding: data, as: UTF8.self))
         }
         try process.run()
@@ -64,9 +70,19 @@ final class ZRCProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         guard !process.isRunning else { return nil }
-        // Let the readability handlers drain what is left in the pipes.
-        try? await Task.sleep(for: .milliseconds(100))
+        await drained()
         return process.terminationStatus
+    }
+
+    /// Waits until the readability handlers have read both pipes to their end (on a loaded machine
+    /// they can run well after the exit: a fixed pause lost a short output once). Bounded, since a
+    /// child the process left behind may still hold a pipe open.
+    private func drained() async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while !output.bothEnded, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Waits until stdout or stderr contains `text`.
@@ -76,7 +92,7 @@ final class ZRCProcess: Sendable {
         while clock.now < deadline {
             if stdout.contains(text) || stderr.contains(text) { return true }
             if !process.isRunning {
-                try? await Task.sleep(for: .milliseconds(100))
+                await drained()
                 break
             }
             try? await Task.sleep(for: .milliseconds(20))
@@ -101,6 +117,12 @@ final class ZRCProcess: Sendable {
 /// Output collected from a process's pipes by their readability handlers.
 final class CapturedOutput: Sendable {
     private let state = Mutex<(stdout: String, stderr: String)>(("", ""))
+    private let ends = Mutex<(stdout: Bool, stderr: Bool)>((false, false))
+
+    /// Both pipes were read to their end.
+    var bothEnded: Bool { ends.withLock { $0.stdout && $0.stderr } }
+
+    func ended(stdout: Bool) { ends.withLock { if stdout { $0.stdout = true } else { $0.stderr = true } } }
 
     var text: (stdout: String, stderr: String) { state.withLock { $0 } }
 
