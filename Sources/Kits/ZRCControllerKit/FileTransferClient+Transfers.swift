@@ -73,11 +73,7 @@ extension FileTransferClient {
         var taken = 0
         let started = (micros: WireClock.monotonicMicros(), offset: offset)
         while offset < source.size {
-            if let rateLimit {
-                let due = started.micros + rateLimit.dueMicros(after: offset - started.offset)
-                let now = WireClock.monotonicMicros()
-                if due > now { try? await Task.sleep(for: .microseconds(due - now)) }
-            }
+            if let rateLimit { await Self.sleep(untilMicros: started.micros + rateLimit.dueMicros(after: offset - started.offset)) }
             try await waitForRoom(id, bytes: Int(min(UInt64(chunk), source.size - offset)) + Self.chunkOverhead)
             if taken == block.count {
                 do throws(FileSystemError) {

@@ -215,10 +215,15 @@ public actor FileTransferClient {
         // then holds its sending to the limit (acknowledgements are cumulative, a late one harmless).
         let due = rateLimit.map { download.startedMicros + $0.dueMicros(after: through - download.startOffset) } ?? 0
         Task {
-            let now = WireClock.monotonicMicros()
-            if due > now { try? await Task.sleep(for: .microseconds(due - now)) }
+            await Self.sleep(untilMicros: due)
             _ = await send(.fileAck(requestID: id, offset: through))
         }
+    }
+
+    /// Returns once the monotonic clock reaches `due` (µs; at once if it has).
+    static func sleep(untilMicros due: UInt64) async {
+        let now = WireClock.monotonicMicros()
+        if due > now { try? await Task.sleep(for: .microseconds(due - now)) }
     }
 
     /// Holds every later transfer to `limit` (nil: as fast as the path takes).

@@ -48,32 +48,29 @@ final class UploadWriter: Sendable {
             // system call (and one acknowledgement) per `reportEveryBytes`, not per 16 KiB chunk.
             var pending: [UInt8] = []
             pending.reserveCapacity(Self.reportEveryBytes + FileTransferLimits.maxChunkBytes)
+            /// Writes and reports what is pending; false when the write failed (reported, part abandoned).
+            func writePending() async -> Bool {
+                guard !pending.isEmpty else { return true }
+                do throws(FileSystemError) {
+                    try part.write(pending)
+                } catch {
+                    part.abandon(keep: error.code != .noSpace)
+                    await report(.failed(error, keepPart: true))
+                    return false
+                }
+                await report(.written(through: part.offset, count: pending.count))
+                pending.removeAll(keepingCapacity: true)
+                return true
+            }
             for await command in stream {
                 let left = queued.value.subtract(1, ordering: .acquiringAndReleasing).newValue
                 switch command {
                 case .data(let data):
                     pending += data
                     guard left == 0 || pending.count >= Self.reportEveryBytes else { continue }
-                    do throws(FileSystemError) {
-                        try part.write(pending)
-                        await report(.written(through: part.offset, count: pending.count))
-                        pending.removeAll(keepingCapacity: true)
-                    } catch {
-                        part.abandon(keep: error.code != .noSpace)
-                        await report(.failed(error, keepPart: true))
-                        return
-                    }
+                    guard await writePending() else { return }
                 case .commit(let digest):
-                    if !pending.isEmpty {
-                        do throws(FileSystemError) {
-                            try part.write(pending)
-                        } catch {
-                            part.abandon(keep: error.code != .noSpace)
-                            await report(.failed(error, keepPart: true))
-                            return
-                        }
-                        await report(.written(through: part.offset, count: pending.count))
-                    }
+                    guard await writePending() else { return }
                     do throws(FileSystemError) {
                         try part.commit(expected: digest, mode: open.mode, modifiedMicros: open.modifiedMicros,
                                         replace: open.flags.contains(.replace))
