@@ -69,34 +69,45 @@ public final class FileSource {
     public func skip(to count: UInt64) throws(FileSystemError) -> [UInt8] {
         precondition(position == 0, "skip only at the start")
         var left = min(count, size)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
         while left > 0 {
-            left -= UInt64(try readSome(into: &buffer, max: Int(min(left, UInt64(buffer.count)))))
+            left -= UInt64(try readSome(into: buffer, at: 0, max: Int(min(left, UInt64(buffer.count)))))
         }
         return digest.copy().finish()
     }
 
-    /// Up to `count` bytes from the current position (fewer only at the end of the file).
+    /// Up to `count` bytes from the current position (fewer only at the end of the file), read
+    /// straight into the array returned (no zeroing first, no copy after).
     public func read(_ count: Int) throws(FileSystemError) -> [UInt8] {
         let wanted = Int(min(UInt64(count), size - min(size, position)))
-        var buffer = [UInt8](repeating: 0, count: wanted)
-        var filled = 0
-        while filled < wanted {
-            filled += try readSome(into: &buffer, at: filled, max: wanted - filled)
+        var failure: FileSystemError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var filled = 0
+            while filled < wanted, failure == nil {
+                do throws(FileSystemError) {
+                    filled += try readSome(into: raw, at: filled, max: wanted - filled)
+                } catch {
+                    failure = error
+                }
+            }
+            initialized = filled
         }
-        return buffer
+        if let failure { throw failure }
+        return bytes
     }
 
     /// One pread of at most `max` bytes into `buffer` at `index`, hashed; the position moves on.
-    private func readSome(into buffer: inout [UInt8], at index: Int = 0, max: Int) throws(FileSystemError) -> Int {
+    private func readSome(into buffer: UnsafeMutableRawBufferPointer, at index: Int, max: Int) throws(FileSystemError) -> Int {
         while true {
-            let got = buffer.withUnsafeMutableBytes { raw in pread(descriptor, raw.baseAddress! + index, max, off_t(position)) }
+            let got = pread(descriptor, buffer.baseAddress! + index, max, off_t(position))
             if got < 0 {
                 if Glibc.errno == EINTR { continue }
                 throw FileSystemError.errno(Glibc.errno, "read", shownPath)
             }
             guard got > 0 else { throw FileSystemError(.changed, "\(shownPath) became shorter while it was being read") }
-            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[index..<(index + got)])) }
+            digest.update(UnsafeRawBufferPointer(rebasing: buffer[index..<(index + got)]))
             position += UInt64(got)
             return got
         }

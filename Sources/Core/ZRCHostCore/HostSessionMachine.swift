@@ -161,6 +161,14 @@ public struct HostSessionMachine: Sendable {
         }
     }
 
+    /// Whether handling `message` can change what the session's loop does next (its tick or its
+    /// next wake-up). A file chunk cannot: it only becomes a write, whose report comes back on its
+    /// own — so the loop is not woken a few thousand times a second by an upload.
+    public static func mayChangeSchedule(_ message: ZRCMessage) -> Bool {
+        if case .fileData = message { return false }
+        return true
+    }
+
     /// Whether a session announcing `capabilities` waits for the person at the host: all but a
     /// view-only one that takes neither pictures nor the clipboard.
     private func needsApproval(_ capabilities: Capabilities) -> Bool {

@@ -23,6 +23,12 @@ struct FilesCommand: AsyncParsableCommand {
     @Option(help: "Where the files go (a real disk: the write floor is measured there).")
     var directory = "/var/tmp"
 
+    /// One direction alone, e.g. to profile it (`perf record -g -- zrc-bench files --direction download`).
+    enum Direction: String, ExpressibleByArgument, CaseIterable { case both, upload, download }
+
+    @Option(help: "Which transfers to measure: both, upload or download (the resume runs with upload).")
+    var direction = Direction.both
+
     func validate() throws {
         guard (16...16_384).contains(megabytes) else { throw ValidationError("--megabytes must be 16…16384") }
         guard (1...20).contains(repetitions) else { throw ValidationError("--repetitions must be 1…20") }
@@ -61,39 +67,61 @@ struct FilesCommand: AsyncParsableCommand {
         let controller = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
         defer { controller.stop() }
         var up = Samples(), down = Samples()
+        var cost = (up: TransferCost(), down: TransferCost())
+        if direction == .download { try FileManager.default.copyItem(at: source, to: root.appendingPathComponent("bench.bin")) }
         for _ in 0..<repetitions {
-            let (upSeconds, _) = try await Self.ask(controller, "upload \(source.path) bench.bin", answer: "uploaded")
-            up.add(value: Double(size) / upSeconds / 1e6)
+            if direction != .download {
+                let before = try await TransferCost.reading(host, controller)
+                let (upSeconds, _) = try await Self.ask(controller, "upload \(source.path) bench.bin", answer: "uploaded")
+                up.add(value: Double(size) / upSeconds / 1e6)
+                try await cost.up.add(since: before, host, controller, bytes: size)
+            }
+            guard direction != .upload else { continue }
+            let before = try await TransferCost.reading(host, controller)
             let (downSeconds, _) = try await Self.ask(controller, "download bench.bin \(work.appendingPathComponent("down").path) bench.bin \(size)",
                                                       answer: "downloaded")
             down.add(value: Double(size) / downSeconds / 1e6)
+            try await cost.down.add(since: before, host, controller, bytes: size)
         }
-        let identical = Self.identical(source, root.appendingPathComponent("bench.bin"))
-            && Self.identical(source, work.appendingPathComponent("down/bench.bin"))
+        let identical = (direction == .download || Self.identical(source, root.appendingPathComponent("bench.bin")))
+            && (direction == .upload || Self.identical(source, work.appendingPathComponent("down/bench.bin")))
         controller.stop()
 
-        // Killed when half the file is on the host's disk; a new controller resumes.
-        let first = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
-        first.send(line: "upload \(source.path) resumed.bin")
+        print("  measure                                   median      p5 … p95   [MB/s]")
+        print("  floor: seal + open + hash, 16 KiB records  \(Self.columns(crypto))")
+        print("  floor: write + fsync to this disk          \(Self.columns(disk))")
+        for (name, samples) in [("upload  ", up), ("download", down)] where !samples.isEmpty {
+            print("  \(name)                                   \(Self.columns(samples))   = "
+                + "\(String(format: "%.2f", samples.percentile(0.5) / floor)) × the lower floor (target ≥ 0.80)")
+        }
+        print("  bit-identical: \(identical ? "yes" : "NO")")
+        for (name, samples) in [("upload", cost.up), ("download", cost.down)] where !samples.host.isEmpty {
+            print(String(format: "  CPU per MB, %@: host %.2f ms, controller %.2f ms (medians; the crypto floor is %.2f ms for seal, open and hash)",
+                         name, samples.host.percentile(0.5), samples.controller.percentile(0.5), 1000 / crypto.percentile(0.5)))
+        }
+        guard direction != .download else { return }
+        let (resent, resumedIdentical) = try await Self.resume(source, as: root.appendingPathComponent("resumed.bin"), size: size, host: host,
+                                                               directory: work.appendingPathComponent("controller"))
+        print(String(format: "  resume after the controller was killed at 50%%: %.1f%% of the file sent again on the wire (target ≤ 55%%), bit-identical: %@",
+                     resent * 100, resumedIdentical ? "yes" : "NO"))
+    }
+
+    /// Uploads `source` with a controller killed when half the file is on the host's disk, then
+    /// resumes it with a new one: the share of the file the second sent, and whether the result
+    /// is bit-identical.
+    private static func resume(_ source: URL, as target: URL, size: Int, host: BenchChild, directory: URL) async throws -> (Double, Bool) {
+        let first = try await controller(host: host, directory: directory)
+        first.send(line: "upload \(source.path) \(target.lastPathComponent)")
         while true {
             let line = try await first.nextLine(timeout: .seconds(600))
             if line.hasPrefix("failed") || line.hasPrefix("uploaded") { throw BenchError("the upload to be killed ended first: \(line)") }
             if line.hasPrefix("progress "), let done = Int(line.dropFirst(9)), done >= size / 2 { break }
         }
         first.kill9()
-        let second = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
+        let second = try await controller(host: host, directory: directory)
         defer { second.stop() }
-        let (_, wire) = try await Self.ask(second, "upload \(source.path) resumed.bin resume", answer: "uploaded")
-        let resumedIdentical = Self.identical(source, root.appendingPathComponent("resumed.bin"))
-
-        print("  measure                                   median      p5 … p95   [MB/s]")
-        print("  floor: seal + open + hash, 16 KiB records  \(Self.columns(crypto))")
-        print("  floor: write + fsync to this disk          \(Self.columns(disk))")
-        print("  upload                                     \(Self.columns(up))   = \(String(format: "%.2f", up.percentile(0.5) / floor)) × the lower floor (target ≥ 0.80)")
-        print("  download                                   \(Self.columns(down))   = \(String(format: "%.2f", down.percentile(0.5) / floor)) × the lower floor (target ≥ 0.80)")
-        print("  both directions bit-identical: \(identical ? "yes" : "NO")")
-        print(String(format: "  resume after the controller was killed at 50%%: %.1f%% of the file sent again on the wire (target ≤ 55%%), bit-identical: %@",
-                     Double(wire) * 100 / Double(size), resumedIdentical ? "yes" : "NO"))
+        let (_, wire) = try await ask(second, "upload \(source.path) \(target.lastPathComponent) resume", answer: "uploaded")
+        return (Double(wire) / Double(size), identical(source, target))
     }
 
     private static func columns(_ samples: Samples) -> String {
@@ -203,5 +231,21 @@ struct FilesCommand: AsyncParsableCommand {
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
+    }
+}
+
+/// What transfers cost each process in CPU time per megabyte (host and controller, each as
+/// `getrusage` counts it): unlike the rate, it does not depend on what else shares the cores.
+struct TransferCost {
+    var host = Samples(), controller = Samples()
+
+    static func reading(_ host: BenchChild, _ controller: BenchChild) async throws -> (Double, Double) {
+        (try await ProcessCPU.of(host), try await ProcessCPU.of(controller))
+    }
+
+    mutating func add(since before: (Double, Double), _ host: BenchChild, _ controller: BenchChild, bytes: Int) async throws {
+        let after = try await Self.reading(host, controller)
+        self.host.add(value: (after.0 - before.0) * 1000 / (Double(bytes) / 1e6))
+        self.controller.add(value: (after.1 - before.1) * 1000 / (Double(bytes) / 1e6))
     }
 }

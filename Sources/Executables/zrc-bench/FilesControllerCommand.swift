@@ -12,6 +12,7 @@ import Synchronization
 /// - `upload LOCAL REMOTE [resume]` → `progress BYTES` lines (every 16 MiB acknowledged), then
 ///   `uploaded SECONDS WIRE_BYTES_SENT`
 /// - `download REMOTE LOCAL_DIRECTORY NAME SIZE` → `downloaded SECONDS WIRE_BYTES_RECEIVED`
+/// - `cpu` → `cpu SECONDS` (this process's CPU time so far)
 /// - a failure → `failed TEXT`
 struct FilesControllerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "files-controller", abstract: "The controller `files` measures.",
@@ -52,6 +53,8 @@ struct FilesControllerCommand: AsyncParsableCommand {
                                                      as: try FileName(validating: words[3]), size: size, replace: true, resume: false) { _ in }
                     let seconds = Self.seconds(clock.now - started)
                     say("downloaded \(seconds) \(await session.receivedBytes() - receivedBefore)")
+                case "cpu":
+                    say("cpu \(ProcessCPU.seconds())")
                 default:
                     say("failed unknown command \(line)")
                 }

@@ -11,8 +11,8 @@ import ZRCProtocol
 /// The host `flood` attacks (and `links` runs in the laboratory's host namespace), in a process of
 /// its own so that its memory is measured alone: the real host server with the X11 source and
 /// libjpeg-turbo, as `zrc-host serve` runs it. Prints
-/// `port N` once listening, then one invite per `invite` line read on stdin; stdin closing
-/// stops it.
+/// `port N` once listening, then one invite per `invite` line read on stdin (and its CPU time,
+/// `cpu SECONDS`, per `cpu` line); stdin closing stops it.
 struct FloodHostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flood-host", abstract: "Run the host that `flood` attacks.", shouldDisplay: false)
@@ -40,8 +40,12 @@ struct FloodHostCommand: AsyncParsableCommand {
         let host = try BenchHost(directory: URL(fileURLWithPath: directory), sharing: sharing, listen: listen, files: files, logger: logger)
         let address = try await host.start()
         say("port \(address.port)")
-        for await request in StandardInputLines.stream() where request == "invite" {
-            say(try await host.invite())
+        for await request in StandardInputLines.stream() {
+            switch request {
+            case "invite": say(try await host.invite())
+            case "cpu": say("cpu \(ProcessCPU.seconds())")
+            default: break
+            }
         }
         await host.stop()
     }

@@ -146,6 +146,7 @@ struct ControllerDialer: Sendable {
                         }
                         once.resume(.success(session))
                     },
+                    caughtUp: { await session.caughtUp() },
                     handle: { message, _ in await session.deliver(message) })
                 sessionEnd = end
             }

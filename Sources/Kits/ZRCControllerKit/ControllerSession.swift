@@ -90,6 +90,11 @@ public actor ControllerSession {
         fileLink.attach(connection)
     }
 
+    /// Every message of one read was delivered (the file client acknowledges what arrived).
+    func caughtUp() async {
+        await files.caughtUp()
+    }
+
     func deliver(_ message: ZRCMessage) async {
         if case .pong(let id, _, _) = message, let waiter = pingWaiters.removeValue(forKey: id) {
             waiter.resume(returning: WireClock.monotonicMicros())

@@ -68,8 +68,8 @@ extension FileTransferClient {
         progress(ready.offset)
         var offset = ready.offset
         let chunk = Int(terms.maxChunkBytes)
-        // Read in blocks, sent in chunks: one trip to the source per block, not per chunk.
-        var block: [UInt8] = []
+        // Read in blocks of chunks: one trip to the source per block, not per chunk.
+        var block: [[UInt8]] = []
         var taken = 0
         let started = (micros: WireClock.monotonicMicros(), offset: offset)
         while offset < source.size {
@@ -77,7 +77,7 @@ extension FileTransferClient {
             try await waitForRoom(id, bytes: Int(min(UInt64(chunk), source.size - offset)) + Self.chunkOverhead)
             if taken == block.count {
                 do throws(FileSystemError) {
-                    block = try await source.read(Int(min(UInt64(Self.readBlockBytes), source.size - offset)))
+                    block = try await source.read(Int(min(UInt64(Self.readBlockBytes), source.size - offset)), inChunksOf: chunk)
                 } catch {
                     await cancel(id, error.text)
                     throw FileTransferError(error)
@@ -91,13 +91,13 @@ extension FileTransferClient {
             // As many chunks as the room takes, from this block, in one write.
             var batch: [ZRCMessage] = []
             repeat {
-                let data = Array(block[taken..<min(block.count, taken + chunk)])
-                taken += data.count
+                let data = block[taken]
+                taken += 1
                 let end = offset + UInt64(data.count)
                 fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: WireClock.monotonicMicros())
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
-            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom >= min(chunk, block.count - taken) + Self.chunkOverhead
+            } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom >= block[taken].count + Self.chunkOverhead
                 && rateLimit == nil
             guard await sendAll(batch) else {
                 lost(id)
@@ -130,8 +130,9 @@ extension FileTransferClient {
     /// Bytes read from an upload's source at once.
     static let readBlockBytes = 256 * 1024
     /// Chunks sent in one write at most (a trip through the connection and one system call each
-    /// time, not per chunk); the pacer's room bounds them first.
-    static let chunksPerWrite = 8
+    /// time, not per chunk; a buffer of about 100 KiB, reused by the allocator rather than mapped
+    /// afresh page by page as larger ones were); the pacer's room bounds them first.
+    static let chunksPerWrite = 6
     /// A chunk's bytes on the wire beyond its data: the message's fields, a record's header and tag.
     static let chunkOverhead = 48
 

@@ -21,6 +21,8 @@ public actor FileTransferClient {
     var ended: FileTransferError?
     /// The ceiling `limitRate` set for transfers (each on its own), if any.
     var rateLimit: TransferRateLimit?
+    /// Downloads that took in data since the last `caughtUp`.
+    var unacknowledged: Set<UInt32> = []
 
     enum Request {
         case listing(entries: [FileEntry], waiter: CheckedContinuation<[FileEntry], any Error>)
@@ -190,7 +192,7 @@ public actor FileTransferClient {
     }
 
     private func receivedData(_ id: UInt32, offset: UInt64, data: [UInt8]) {
-        guard case .download(var download) = requests[id], download.readyInfo != nil else { return }
+        guard case .download(let download) = requests[id], download.readyInfo != nil else { return }
         guard offset == download.part.offset else {
             abortDownload(id, download, FileSystemError(.protocolError, "the host sent data at \(offset), expected \(download.part.offset)"))
             return
@@ -202,22 +204,38 @@ public actor FileTransferClient {
             abortDownload(id, download, error)
             return
         }
-        let through = download.part.offset
-        download.progress(through)
-        // Acknowledged in batches (the host's window holds more than one), and at the end.
-        guard now, through - download.acknowledged >= Self.acknowledgeEveryBytes || through == download.readyInfo?.size else {
+        download.progress(download.part.offset)
+        if now { unacknowledged.insert(id) }
+    }
+
+    /// Every message of one read was handled: downloads that took in enough since their last
+    /// acknowledgement (the host's window holds more than one) or ended are acknowledged, in one
+    /// write — one acknowledgement per read, not per chunk, on a fast path.
+    func caughtUp() {
+        guard !unacknowledged.isEmpty else { return }
+        var now: [ZRCMessage] = []
+        for id in unacknowledged {
+            guard case .download(var download) = requests[id], let size = download.readyInfo?.size else { continue }
+            let through = download.part.offset
+            guard through - download.acknowledged >= Self.acknowledgeEveryBytes || (through == size && through > download.acknowledged) else {
+                continue
+            }
+            download.acknowledged = through
             requests[id] = .download(download)
-            return
+            // Under a rate limit the acknowledgement waits until the bytes are due: the host's window
+            // then holds its sending to the limit (acknowledgements are cumulative, a late one harmless).
+            guard let rateLimit else {
+                now.append(.fileAck(requestID: id, offset: through))
+                continue
+            }
+            let due = download.startedMicros + rateLimit.dueMicros(after: through - download.startOffset)
+            Task {
+                await Self.sleep(untilMicros: due)
+                _ = await send(.fileAck(requestID: id, offset: through))
+            }
         }
-        download.acknowledged = through
-        requests[id] = .download(download)
-        // Under a rate limit the acknowledgement waits until the bytes are due: the host's window
-        // then holds its sending to the limit (acknowledgements are cumulative, a late one harmless).
-        let due = rateLimit.map { download.startedMicros + $0.dueMicros(after: through - download.startOffset) } ?? 0
-        Task {
-            await Self.sleep(untilMicros: due)
-            _ = await send(.fileAck(requestID: id, offset: through))
-        }
+        unacknowledged = []
+        if !now.isEmpty { Task { [now] in _ = await sendAll(now) } }
     }
 
     /// Returns once the monotonic clock reaches `due` (µs; at once if it has).

@@ -10,8 +10,9 @@ public protocol UploadSource: Sendable {
     var modifiedMicros: Int64 { get }
     /// Skips the first `offset` bytes (hashing them): their digest, to compare with a kept part's.
     func skip(to offset: UInt64) async throws(FileSystemError) -> [UInt8]
-    /// The next `count` bytes (fewer only at the end).
-    func read(_ count: Int) async throws(FileSystemError) -> [UInt8]
+    /// The next `count` bytes (fewer only at the end), in pieces of `chunk` bytes (the last one
+    /// shorter): each piece is one `fileData`'s data as it is, never cut from a larger copy.
+    func read(_ count: Int, inChunksOf chunk: Int) async throws(FileSystemError) -> [[UInt8]]
     /// Everything was read: the whole file's digest.
     func finish() async throws(FileSystemError) -> [UInt8]
     func close() async
@@ -33,7 +34,17 @@ public actor LocalUploadSource: UploadSource {
     }
 
     public func skip(to offset: UInt64) throws(FileSystemError) -> [UInt8] { try source.skip(to: offset) }
-    public func read(_ count: Int) throws(FileSystemError) -> [UInt8] { try source.read(count) }
+    public func read(_ count: Int, inChunksOf chunk: Int) throws(FileSystemError) -> [[UInt8]] {
+        var chunks: [[UInt8]] = []
+        var left = count
+        while left > 0 {
+            let piece = try source.read(min(chunk, left))
+            guard !piece.isEmpty else { break }
+            chunks.append(piece)
+            left -= piece.count
+        }
+        return chunks
+    }
     public func finish() throws(FileSystemError) -> [UInt8] { try source.finish() }
     public func close() { source.close() }
 }

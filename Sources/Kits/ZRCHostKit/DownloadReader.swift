@@ -19,25 +19,11 @@ actor DownloadReader {
         }
     }
 
-    /// Read ahead of the chunks asked for: one read of the disk per block, not per chunk.
-    private var block: [UInt8] = []
-    private var taken = 0
-    static let blockBytes = 256 * 1024
-
+    /// One read of the file per chunk, straight into the chunk (the kernel's read-ahead keeps the
+    /// disk's reads large; a block read here and copied out chunk by chunk cost a copy more).
     func read(_ count: Int) -> Result<[UInt8], FileSystemError> {
         guard let source else { return .failure(FileSystemError(.ioError, "the file is closed")) }
-        if taken == block.count {
-            let left = source.size - source.position
-            do throws(FileSystemError) {
-                block = try source.read(Int(min(UInt64(max(count, Self.blockBytes)), left)))
-            } catch {
-                return .failure(error)
-            }
-            taken = 0
-        }
-        let chunk = Array(block[taken..<min(block.count, taken + count)])
-        taken += chunk.count
-        return .success(chunk)
+        return Result { () throws(FileSystemError) in try source.read(count) }
     }
 
     func finish() -> Result<[UInt8], FileSystemError> {

@@ -100,10 +100,21 @@ extension SessionDriver {
                 await perform(machine.fileFailed(chunk.id, error.code, error.text, keepPart: false))
             }
         }
-        guard !messages.isEmpty, (try? await connection.sendAll(messages)) != nil else { return }
-        let now = WireClock.monotonicMicros()
-        for chunk in sent { machine.fileChunkSent(chunk.id, end: chunk.end, wireBytes: chunk.bytes, now: now) }
+        // A few chunks per write: a buffer of megabytes (a fast path's whole window) would be
+        // fresh memory the kernel maps page by page each time, and a frame sealed after it waits
+        // for all of it.
+        var start = 0
+        while start < messages.count {
+            let group = messages[start..<min(messages.count, start + Self.chunksPerWrite)]
+            guard (try? await connection.sendAll(group)) != nil else { return }
+            let now = WireClock.monotonicMicros()
+            for chunk in sent[start..<(start + group.count)] { machine.fileChunkSent(chunk.id, end: chunk.end, wireBytes: chunk.bytes, now: now) }
+            start += group.count
+        }
     }
+
+    /// Download chunks sealed into one buffer at most (about 100 KiB).
+    static let chunksPerWrite = 6
 
     func endFile(_ id: UInt32, connection: SecureConnection) async {
         guard let reader = downloads[id] else { return }

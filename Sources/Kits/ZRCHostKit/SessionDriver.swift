@@ -53,7 +53,7 @@ actor SessionDriver {
     /// A message from the controller, handled before the next is read.
     func received(_ message: ZRCMessage) async {
         await perform(machine.received(message, now: WireClock.monotonicMicros()))
-        wake()
+        if HostSessionMachine.mayChangeSchedule(message) { wake() }
     }
 
     /// Stops the loop and the work beside it and waits for them, so nothing captures or reads the

@@ -1,5 +1,6 @@
 public import Logging
 import NIOCore
+import Synchronization
 public import ZRCProtocol
 
 /// One established, encrypted connection: the single owner of its `SecureChannel`.
@@ -48,6 +49,10 @@ public actor SecureConnection {
 
     public var isOpen: Bool { !closing }
 
+    /// `isOpen`, read without a trip into the actor (the reading loop asks before every message).
+    nonisolated var isOpenNow: Bool { open.load(ordering: .acquiring) }
+    private nonisolated let open = Atomic<Bool>(true)
+
     /// Encrypts and queues a message. Throws once the connection is closing.
     public func send(_ message: ZRCMessage) throws(SessionError) {
         _ = try sendCounted(message)
@@ -65,15 +70,15 @@ public actor SecureConnection {
         guard !closing else { throw SessionError(.protocolViolation, "the connection is closed") }
         // Sealed straight into the buffer the socket writes from (each message's one copy after
         // encoding; the records are encrypted there in place).
-        let encoded = messages.map { $0.encode() }
-        let length = encoded.reduce(0) { $0 + channel.sealedLength(ofMessageLength: $1.count) }
+        let encoded = messages.map { $0.encodedParts() }
+        let length = encoded.reduce(0) { $0 + channel.sealedLength(ofMessageLength: $1.head.count + $1.tail.count) }
         var bytes = nioChannel.allocator.buffer(capacity: length)
         var failure: SessionError?
         for message in encoded where failure == nil {
-            let sealed = channel.sealedLength(ofMessageLength: message.count)
+            let sealed = channel.sealedLength(ofMessageLength: message.head.count + message.tail.count)
             bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: sealed) { output in
                 do throws(SessionError) {
-                    return try channel.seal(encoded: message, into: output)
+                    return try channel.seal(encoded: message.head, tail: message.tail, into: output)
                 } catch {
                     failure = error
                     return 0
@@ -169,6 +174,7 @@ public actor SecureConnection {
         if endReason == nil { endReason = reason }
         guard !closing else { return }
         closing = true
+        open.store(false, ordering: .releasing)
         liveness.closing(nowMicros: WireClock.monotonicMicros())
         outbox.finish()
     }

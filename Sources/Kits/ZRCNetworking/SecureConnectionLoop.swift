@@ -3,7 +3,9 @@ public import NIOCore
 public import ZRCProtocol
 
 /// Runs an established connection until it ends: reads and decrypts, answers pings, sends
-/// keepalives, detects a dead peer, and hands every other message to `handle`.
+/// keepalives, detects a dead peer, and hands every other message to `handle`; `caughtUp` hears
+/// when every message of one read was handled (replies that may cover several messages, such as
+/// a download's acknowledgements, go then: one per read instead of one per message).
 public enum SecureConnectionLoop {
     public static func run(
         channel: consuming SecureChannel,
@@ -14,6 +16,7 @@ public enum SecureConnectionLoop {
         timings: ConnectionTimings,
         logger: Logger,
         started: @Sendable (SecureConnection) async -> Void,
+        caughtUp: @Sendable () async -> Void = {},
         handle: @escaping @Sendable (ZRCMessage, SecureConnection) async -> Void
     ) async -> ConnectionEnd {
         let (outboxStream, outbox) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .unbounded)
@@ -47,7 +50,7 @@ public enum SecureConnectionLoop {
                 reading: while true {
                     for message in messages {
                         // A revoke or close may have happened while the previous message was handled.
-                        guard await connection.isOpen else { break reading }
+                        guard connection.isOpenNow else { break reading }
                         switch message {
                         case .ping(let id, let sentAt):
                             guard await connection.mayReply() else { continue }
@@ -63,6 +66,7 @@ public enum SecureConnectionLoop {
                             await handle(message, connection)
                         }
                     }
+                    if !messages.isEmpty { await caughtUp() }
                     guard await connection.isOpen, let buffer = try await inbound.next() else { break }
                     messages = try await connection.open(buffer.readableBytesView)
                 }

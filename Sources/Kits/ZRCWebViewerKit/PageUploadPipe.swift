@@ -93,17 +93,18 @@ actor PageUploadPipe: UploadSource {
         throw FileSystemError(.protocolError, "a browser upload does not resume")
     }
 
-    func read(_ count: Int) async throws(FileSystemError) -> [UInt8] {
+    func read(_ count: Int, inChunksOf chunk: Int) async throws(FileSystemError) -> [[UInt8]] {
         while true {
             if let failure { throw failure }
             if buffered >= count || bodyEnded && buffered > 0 {
-                let taken = Array(buffer[start..<start + min(count, buffered)])
-                start += taken.count
+                let end = start + min(count, buffered)
+                let taken = stride(from: start, to: end, by: chunk).map { Array(buffer[$0..<min(end, $0 + chunk)]) }
+                start = end
                 if start > Self.maximumBuffered {
                     buffer.removeFirst(start)
                     start = 0
                 }
-                digest.update(taken)
+                for piece in taken { digest.update(piece) }
                 if buffered <= Self.maximumBuffered / 2 {
                     writer?.resume()
                     writer = nil

@@ -75,4 +75,36 @@ import ZRCSodium
         _ = try other.host.seal(encoded: encoded)
         #expect(throws: SessionError.self) { _ = try other.controller.open(tampered) }
     }
+
+    /// A message handed over as a head and a tail (a file chunk's fields and its data, never
+    /// joined) opens at the peer as the joined message, whatever the split and however many
+    /// records it takes, and takes exactly `sealedLength` bytes.
+    @Test func aMessageSealedInTwoPartsOpensAsTheWhole() async throws {
+        await propertyCheck(count: 40, input: Gen.int(in: 1...150_000), Gen.int(in: 0...Int.max)) { length, split in
+            let message = ZRCMessage.clipboard(.text(String(repeating: "q", count: length)))
+            let encoded = message.encode()
+            let cut = split % (encoded.count + 1)
+            var peers = try SessionHandshakeTests().connect(pairing: false)
+            let total = peers.host.sealedLength(ofMessageLength: encoded.count)
+            var sealed = [UInt8](repeating: 0, count: total)
+            let written = try sealed.withUnsafeMutableBytes { output in
+                try peers.host.seal(encoded: Array(encoded[..<cut]), tail: Array(encoded[cut...]), into: output)
+            }
+            #expect(written == total)
+            #expect(try peers.controller.open(sealed) == [message])
+        }
+    }
+
+    /// `encodedParts` joins to `encode()`: a file chunk's data is its tail, any other message is all head.
+    @Test(arguments: [
+        ZRCMessage.fileData(requestID: 7, offset: 1 << 40, data: (0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
+        ZRCMessage.fileData(requestID: 1, offset: 0, data: [42]),
+        ZRCMessage.fileAck(requestID: 3, offset: 99),
+        ZRCMessage.ping(id: 5, sentAtMicros: 6),
+    ])
+    func encodedPartsJoinToTheEncoding(message: ZRCMessage) {
+        let parts = message.encodedParts()
+        #expect(parts.head + parts.tail == message.encode())
+        if case .fileData(_, _, let data) = message { #expect(parts.tail == data) } else { #expect(parts.tail.isEmpty) }
+    }
 }

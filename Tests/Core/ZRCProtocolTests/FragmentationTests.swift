@@ -34,7 +34,7 @@ import ZRCTestSupport
             var reassembler = MessageReassembler()
             var results: [[UInt8]] = []
             for fragment in fragments {
-                if let done = try reassembler.add(fragment) { results.append(done) }
+                if let done = try reassembler.add(fragment) { results.append(Array(done)) }
             }
             #expect(results == [message])
             #expect(!reassembler.isReceivingMessage)

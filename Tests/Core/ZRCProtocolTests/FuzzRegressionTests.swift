@@ -123,7 +123,7 @@ import Testing
         for plaintext in pieces(bytes[...]) {
             let message: [UInt8]?
             do {
-                message = try reassembler.add(Array(plaintext))
+                message = try reassembler.add(Array(plaintext)).map { Array($0) }
             } catch {
                 _ = try? reassembler.add([0x03, 0, 0, 0, 1, 0x02])
                 return

@@ -43,26 +43,36 @@ public struct SecureChannel: ~Copyable, Sendable {
     /// owned by the caller — the socket's buffer) and returns the bytes written. Each record is
     /// laid out where it will be written from — header, flags, the message's chunk — and encrypted
     /// there in place: the message is copied once, into `output`, and nothing else is allocated.
-    public mutating func seal(encoded message: [UInt8], into output: UnsafeMutableRawBufferPointer) throws(SessionError) -> Int {
-        let total = sealedLength(ofMessageLength: message.count)
+    /// The message is `head` followed by `tail` (`ZRCMessage.encodedParts`), never joined.
+    public mutating func seal(encoded head: [UInt8], tail: [UInt8] = [], into output: UnsafeMutableRawBufferPointer) throws(SessionError) -> Int {
+        let length = head.count + tail.count
+        let total = sealedLength(ofMessageLength: length)
         precondition(output.count >= total, "the output must hold the sealed message (\(total) bytes)")
         var offset = 0
         func put(_ value: some FixedWidthInteger) {
             withUnsafeBytes(of: value.bigEndian) { output.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             offset += MemoryLayout.size(ofValue: value)
         }
-        for piece in fragmenter.pieces(ofMessageLength: message.count) {
+        /// Copies `part[range]` (clamped to the part) to `output` at `offset`.
+        func copy(_ part: [UInt8], _ range: Range<Int>) {
+            let range = range.clamped(to: 0..<part.count)
+            guard !range.isEmpty else { return }
+            part.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: output[offset..<(offset + range.count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[range]))
+            }
+            offset += range.count
+        }
+        for piece in fragmenter.pieces(ofMessageLength: length) {
             let body = piece.plaintextLength + NoiseTransport.overhead
             put(Record.RecordType.transport.rawValue)
             put(UInt32(body))
             let plaintextStart = offset
             put(piece.flags)
-            if piece.isFirst { put(UInt32(message.count)) }
-            message.withUnsafeBytes { bytes in
-                UnsafeMutableRawBufferPointer(rebasing: output[offset..<(offset + piece.chunk.count)])
-                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[piece.chunk]))
-            }
-            offset += piece.chunk.count + NoiseTransport.overhead
+            if piece.isFirst { put(UInt32(length)) }
+            copy(head, piece.chunk)
+            copy(tail, max(0, piece.chunk.lowerBound - head.count)..<max(0, piece.chunk.upperBound - head.count))
+            offset += NoiseTransport.overhead
             do {
                 try transport.encryptInPlace(UnsafeMutableRawBufferPointer(rebasing: output[plaintextStart..<offset]))
             } catch {

@@ -36,8 +36,9 @@ public struct MessageReassembler: Sendable {
         }
     }
 
-    /// Adds one plaintext; returns the complete message when this fragment finished one.
-    public mutating func add(_ plaintext: [UInt8]) throws(WireError) -> [UInt8]? {
+    /// Adds one plaintext; returns the complete message when this fragment finished one (a
+    /// message in one fragment is the plaintext's own bytes, not a copy).
+    public mutating func add(_ plaintext: [UInt8]) throws(WireError) -> ArraySlice<UInt8>? {
         do {
             return try process(plaintext)
         } catch {
@@ -46,7 +47,7 @@ public struct MessageReassembler: Sendable {
         }
     }
 
-    private mutating func process(_ plaintext: [UInt8]) throws(WireError) -> [UInt8]? {
+    private mutating func process(_ plaintext: [UInt8]) throws(WireError) -> ArraySlice<UInt8>? {
         if case .failed(let error) = state { throw error }
         var reader = ByteReader(plaintext, context: "transport fragment")
         let flagsByte = try reader.readUInt8("flags")
@@ -64,6 +65,8 @@ public struct MessageReassembler: Sendable {
             guard total <= maxMessageLength else {
                 throw WireError(.lengthTooLarge, "a message announced \(total) bytes, limit is \(maxMessageLength)")
             }
+            // The whole message in this fragment: its bytes as they are (any mismatch fails below).
+            if flags.contains(.last), reader.remainingCount == total { return try reader.readSlice(count: total, "chunk") }
             // Reserve only what a few records can fill: announcing a length costs the peer 5 bytes,
             // and the whole total up front would let those 5 bytes cost us up to the limit.
             var buffer: [UInt8] = []
@@ -79,19 +82,19 @@ public struct MessageReassembler: Sendable {
     }
 
     private mutating func append(_ reader: inout ByteReader, flags: FragmentFlags, to buffer: inout [UInt8], total: Int)
-        throws(WireError) -> [UInt8]?
+        throws(WireError) -> ArraySlice<UInt8>?
     {
         let chunkLength = reader.remainingCount
         guard chunkLength > 0 else { throw sequenceError("a fragment carried no message bytes") }
         guard chunkLength <= total - buffer.count else {
             throw sequenceError("fragments carry more than the announced \(total) bytes")
         }
-        buffer.append(contentsOf: try reader.readBytes(count: chunkLength, "chunk"))
+        buffer.append(contentsOf: try reader.readSlice(count: chunkLength, "chunk"))
         if flags.contains(.last) {
             guard buffer.count == total else {
                 throw sequenceError("the LAST fragment left \(total - buffer.count) of \(total) bytes missing")
             }
-            return buffer
+            return buffer[...]
         }
         guard buffer.count < total else {
             throw sequenceError("all \(total) bytes arrived but the fragment is not marked LAST")

@@ -24,6 +24,7 @@ public struct RecordDecoder: Sendable {
     /// Appends `bytes` and returns every record completed by them, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) throws(WireError) -> [Record] {
         if let failure { throw failure }
+        if buffer.isEmpty, let records = try feedDirectly(bytes) { return records }
         buffer.append(contentsOf: bytes)
         var records: [Record] = []
         do {
@@ -32,9 +33,7 @@ public struct RecordDecoder: Sendable {
                 readIndex += length
             }
         } catch {
-            failure = error
-            buffer = []
-            readIndex = 0
+            fail(error)
             throw error
         }
         if readIndex == buffer.count {
@@ -47,21 +46,55 @@ public struct RecordDecoder: Sendable {
         return records
     }
 
+    /// With nothing buffered, records are cut straight from contiguous `bytes` (a socket read) and
+    /// only an incomplete last record is kept: each body is copied once, not twice. Nil when the
+    /// bytes are not contiguous.
+    private mutating func feedDirectly(_ bytes: some Collection<UInt8>) throws(WireError) -> [Record]? {
+        var records: [Record] = []
+        var failed: WireError?
+        let done: Bool? = bytes.withContiguousStorageIfAvailable { raw in
+            var offset = 0
+            do throws(WireError) {
+                while let (record, length) = try Self.decodeRecord(from: UnsafeBufferPointer(rebasing: raw[offset...])) {
+                    records.append(record)
+                    offset += length
+                }
+            } catch {
+                failed = error
+                return true
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: raw[offset...]))
+            return true
+        }
+        if let failed {
+            fail(failed)
+            throw failed
+        }
+        return done == nil ? nil : records
+    }
+
+    private mutating func fail(_ error: WireError) {
+        failure = error
+        buffer = []
+        readIndex = 0
+    }
+
     /// Consumed bytes kept before the index at most: one maximum record.
     static let compactionThreshold = Record.headerLength + Int(UInt16.max)
 
     /// Decodes one record from the front of `bytes`, or returns nil when the bytes hold only part of
     /// one (the caller keeps them and retries with more). Throws as soon as a complete header is bad.
-    public static func decodeRecord(from bytes: ArraySlice<UInt8>) throws(WireError) -> (record: Record, consumed: Int)? {
+    public static func decodeRecord(from bytes: some RandomAccessCollection<UInt8>) throws(WireError) -> (record: Record, consumed: Int)? {
         guard bytes.count >= Record.headerLength else { return nil }
-        var header = ByteReader(bytes.prefix(Record.headerLength), context: "record header")
-        let typeByte = try header.readUInt8("type")
-        let length = try header.readUInt32("length")
+        var header = bytes.prefix(Record.headerLength).makeIterator()
+        let typeByte = header.next()!
+        var length: UInt32 = 0
+        while let byte = header.next() { length = length << 8 | UInt32(byte) }
         let (type, bodyLength) = try Record.parseHeader(typeByte: typeByte, length: length)
         let total = Record.headerLength + bodyLength
         guard bytes.count >= total else { return nil }
-        let bodyStart = bytes.startIndex + Record.headerLength
-        let body = Array(bytes[bodyStart..<(bodyStart + bodyLength)])
+        let bodyStart = bytes.index(bytes.startIndex, offsetBy: Record.headerLength)
+        let body = Array(bytes[bodyStart..<bytes.index(bodyStart, offsetBy: bodyLength)])
         return (Record(type: type, body: body), total)
     }
 }

@@ -12,7 +12,7 @@ extension ZRCMessage {
                 .unknownMessageType,
                 "message type 0x\(String(typeByte, radix: 16)) is unknown; the peer may be newer than this program")
         }
-        var reader = ByteReader(bytes.dropFirst(), context: "\(type) message")
+        var reader = ByteReader(bytes.dropFirst(), context: MessageType.decodingContexts[Int(typeByte)])
         let message = try decodeFields(type, from: &reader)
         try reader.expectEnd()
         try message.validate()

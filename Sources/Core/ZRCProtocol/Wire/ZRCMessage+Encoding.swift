@@ -101,6 +101,24 @@ extension ZRCMessage {
         return writer.bytes
     }
 
+    /// The message's bytes in two parts whose concatenation is `encode()`: a file chunk's data is
+    /// its tail, handed on as it is instead of copied behind the fields (sealing then copies it
+    /// once, straight into the socket's buffer). Every other message is all head.
+    public func encodedParts() -> (head: [UInt8], tail: [UInt8]) {
+        guard case .fileData(let requestID, let offset, let data) = self else { return (encode(), []) }
+        do {
+            try validate()
+        } catch {
+            preconditionFailure("refusing to encode an invalid message: \(error.message)")
+        }
+        var writer = ByteWriter(reservingCapacity: 17)
+        writer.write(type.rawValue)
+        writer.write(requestID)
+        writer.write(offset)
+        writer.write(UInt32(data.count))
+        return (writer.bytes, data)
+    }
+
     /// Enough capacity for the common cases so large frames are not copied while growing.
     private var estimatedSize: Int {
         switch self {
