@@ -211,7 +211,7 @@ public actor FileTransferClient {
     /// Every message of one read was handled: downloads that took in enough since their last
     /// acknowledgement (the host's window holds more than one) or ended are acknowledged, in one
     /// write — one acknowledgement per read, not per chunk, on a fast path.
-    func caughtUp() {
+    func caughtUp() async {
         guard !unacknowledged.isEmpty else { return }
         var now: [ZRCMessage] = []
         for id in unacknowledged {
@@ -235,7 +235,7 @@ public actor FileTransferClient {
             }
         }
         unacknowledged = []
-        if !now.isEmpty { Task { [now] in _ = await sendAll(now) } }
+        if !now.isEmpty { _ = await sendAll(now) }
     }
 
     /// Returns once the monotonic clock reaches `due` (µs; at once if it has).

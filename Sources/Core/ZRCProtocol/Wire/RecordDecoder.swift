@@ -52,25 +52,23 @@ public struct RecordDecoder: Sendable {
     private mutating func feedDirectly(_ bytes: some Collection<UInt8>) throws(WireError) -> [Record]? {
         var records: [Record] = []
         var failed: WireError?
-        let done: Bool? = bytes.withContiguousStorageIfAvailable { raw in
+        let contiguous: Void? = bytes.withContiguousStorageIfAvailable { raw in
             var offset = 0
             do throws(WireError) {
                 while let (record, length) = try Self.decodeRecord(from: UnsafeBufferPointer(rebasing: raw[offset...])) {
                     records.append(record)
                     offset += length
                 }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: raw[offset...]))
             } catch {
                 failed = error
-                return true
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: raw[offset...]))
-            return true
         }
         if let failed {
             fail(failed)
             throw failed
         }
-        return done == nil ? nil : records
+        return contiguous == nil ? nil : records
     }
 
     private mutating func fail(_ error: WireError) {

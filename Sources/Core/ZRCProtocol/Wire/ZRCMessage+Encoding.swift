@@ -2,11 +2,7 @@ extension ZRCMessage {
     /// The message bytes: type byte, then fields. Strings longer than 4096 UTF-8 bytes are cut at a
     /// scalar boundary (see `ByteWriter`); structural invariants (`validate()`) are preconditions.
     public func encode() -> [UInt8] {
-        do {
-            try validate()
-        } catch {
-            preconditionFailure("refusing to encode an invalid message: \(error.message)")
-        }
+        requireValid()
         var writer = ByteWriter(reservingCapacity: estimatedSize)
         writer.write(type.rawValue)
         switch self {
@@ -106,17 +102,22 @@ extension ZRCMessage {
     /// once, straight into the socket's buffer). Every other message is all head.
     public func encodedParts() -> (head: [UInt8], tail: [UInt8]) {
         guard case .fileData(let requestID, let offset, let data) = self else { return (encode(), []) }
-        do {
-            try validate()
-        } catch {
-            preconditionFailure("refusing to encode an invalid message: \(error.message)")
-        }
+        requireValid()
         var writer = ByteWriter(reservingCapacity: 17)
         writer.write(type.rawValue)
         writer.write(requestID)
         writer.write(offset)
         writer.write(UInt32(data.count))
         return (writer.bytes, data)
+    }
+
+    /// Encoding an invalid message is a programming error, never a peer's doing.
+    private func requireValid() {
+        do {
+            try validate()
+        } catch {
+            preconditionFailure("refusing to encode an invalid message: \(error.message)")
+        }
     }
 
     /// Enough capacity for the common cases so large frames are not copied while growing.
