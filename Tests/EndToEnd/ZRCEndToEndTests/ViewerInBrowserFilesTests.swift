@@ -86,6 +86,19 @@ import ZRCWebTesting
         await web.close()
     }
 
+    static let cancelAtFirstProgress = """
+        (() => {
+          const list = document.getElementById('files-transfers');
+          const watch = new MutationObserver(() => {
+            const bar = list.querySelector('li progress');
+            const cancel = list.querySelector('li button');
+            if (bar && bar.value > 0 && cancel) { watch.disconnect(); cancel.click(); }
+          });
+          watch.observe(list, { subtree: true, childList: true, attributes: true, characterData: true });
+          return true;
+        })()
+        """
+
     @Test func aCancelledUploadLeavesNoTarget() async throws {
         let web = try await WebViewerRig()
         do {
@@ -94,9 +107,11 @@ import ZRCWebTesting
             let big = local.appendingPathComponent("huge.bin")
             try FileTransferEndToEndTests.random(256 << 20).write(to: big)
             try await browser.call("waitFor", ["expression": "!document.getElementById('files-button').hidden"])
+            // The page itself presses Cancel at the first progress it shows: a click sent from here
+            // after seeing progress raced the upload's end on a busy machine (the button had gone).
+            // A mutation observer runs before the page handles the host's next event.
+            try await browser.call("eval", ["expression": Self.cancelAtFirstProgress])
             try await browser.call("setInputFiles", ["selector": "#files-pick", "paths": [big.path]])
-            try await browser.call("waitFor", ["expression": "(document.querySelector('#files-transfers progress')?.value ?? 0) > 0"])
-            try await browser.call("click", ["selector": "#files-transfers li button"])
             try await browser.call("waitFor", ["expression": "document.querySelector('#files-transfers li').dataset.outcome === 'failed'"])
             let state = try await browser.call("text", ["selector": "#files-transfers li .state"])
             #expect((state["text"] as? String ?? "").contains("cancelled"), "\(state)")
