@@ -24,3 +24,9 @@ int zrc_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const 
 int zrc_start_writeback(int fd, int64_t offset, int64_t length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }
+
+int zrc_set_direct(int fd, int on) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
+}

@@ -44,33 +44,32 @@ final class UploadWriter: Sendable {
             }
             await report(.ready(FileReady(requestID: open.requestID, size: open.size, mode: open.mode & 0o777, modifiedMicros: open.modifiedMicros,
                                           offset: part.offset, prefixDigest: part.prefixDigest)))
-            // Chunks that arrive while more are queued are gathered and written at once: one
-            // system call (and one acknowledgement) per `reportEveryBytes`, not per 16 KiB chunk.
-            var pending: [UInt8] = []
-            pending.reserveCapacity(Self.reportEveryBytes + FileTransferLimits.maxChunkBytes)
-            /// Writes and reports what is pending; false when the write failed (reported, part abandoned).
-            func writePending() async -> Bool {
-                guard !pending.isEmpty else { return true }
+            // Each chunk goes into the part's own buffer (written a megabyte at a time); writes are
+            // reported when the queue runs dry or every `reportEveryBytes`: one acknowledgement
+            // per batch, not per 16 KiB chunk.
+            var unreported = 0
+            /// Reports what was written since the last report; false when a write failed (reported, part abandoned).
+            func write(_ data: [UInt8], reportNow: Bool) async -> Bool {
                 do throws(FileSystemError) {
-                    try part.write(pending)
+                    try part.write(data)
                 } catch {
                     part.abandon(keep: error.code != .noSpace)
                     await report(.failed(error, keepPart: true))
                     return false
                 }
-                await report(.written(through: part.offset, count: pending.count))
-                pending.removeAll(keepingCapacity: true)
+                unreported += data.count
+                guard reportNow || unreported >= Self.reportEveryBytes, unreported > 0 else { return true }
+                await report(.written(through: part.offset, count: unreported))
+                unreported = 0
                 return true
             }
             for await command in stream {
                 let left = queued.value.subtract(1, ordering: .acquiringAndReleasing).newValue
                 switch command {
                 case .data(let data):
-                    pending += data
-                    guard left == 0 || pending.count >= Self.reportEveryBytes else { continue }
-                    guard await writePending() else { return }
+                    guard await write(data, reportNow: left == 0) else { return }
                 case .commit(let digest):
-                    guard await writePending() else { return }
+                    guard await write([], reportNow: true) else { return }
                     do throws(FileSystemError) {
                         try part.commit(expected: digest, mode: open.mode, modifiedMicros: open.modifiedMicros,
                                         replace: open.flags.contains(.replace))

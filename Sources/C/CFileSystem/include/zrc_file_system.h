@@ -17,6 +17,11 @@ int zrc_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const 
 /// once, so the fsync at the end of a large file has little left to do. -1 with errno.
 int zrc_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// Turns O_DIRECT on or off for an open descriptor (fcntl F_SETFL; O_DIRECT's value differs
+/// between architectures and needs _GNU_SOURCE). 0, or -1 with errno (EINVAL where the file
+/// system cannot do direct I/O).
+int zrc_set_direct(int fd, int on);
+
 /// O_PATH and UTIME_OMIT, which Swift's Glibc module does not show (they need _GNU_SOURCE or
 /// are macros it cannot import).
 static const int zrc_o_path = 010000000;

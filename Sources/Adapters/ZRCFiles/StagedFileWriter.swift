@@ -1,0 +1,118 @@
+internal import CFileSystem
+import Glibc
+
+/// Writes one file front to back through a page-aligned buffer of its own, a megabyte at a time,
+/// with O_DIRECT where the file system allows it: the data goes from this buffer to the device
+/// without first being copied into the page cache. A received file is synced at its end anyway,
+/// so that copy bought nothing, and on this project's test machine it was a fifth of the receiving
+/// process's CPU time in a fast transfer (fresh page-cache memory is slow to touch in a VM). A
+/// large file arriving also no longer pushes everything else out of the host's page cache.
+///
+/// Where direct I/O is refused (EINVAL, at `fcntl` or at a write: a file system without it, or
+/// with a larger alignment), the same buffer batches ordinary writes, and writeback is started
+/// every few megabytes so that the final fsync has little left to do.
+///
+/// Bytes in the buffer are not in the file until the next `flush` (at the latest when the buffer
+/// is full): callers flush before syncing, and before leaving a part for a later resume.
+final class StagedFileWriter {
+    /// Direct I/O needs the buffer's address, the file offset and the length in these units; 4096
+    /// covers devices with 512- and 4096-byte logical blocks.
+    static let alignment = 4096
+    static let bufferBytes = 1 << 20
+    /// Buffered writes only: writeback is started every this many bytes (a 1 GiB file's final
+    /// fsync then took 0.02 s instead of 0.55 s, with the writes no slower).
+    static let writebackEveryBytes: UInt64 = 8 << 20
+
+    private let descriptor: Int32
+    private let shownPath: String
+    private let buffer: UnsafeMutableRawPointer
+    private let capacity: Int
+    /// The file offset of the buffer's first byte (a multiple of `alignment` while `direct`).
+    private var bufferStart: UInt64
+    private var held = 0
+    private(set) var direct: Bool
+    private var writebackFrom: UInt64
+
+    /// Where the next byte goes.
+    var end: UInt64 { bufferStart + UInt64(held) }
+
+    /// A writer appending at `offset` of the open file `descriptor` (which must end there), for
+    /// about `expected` more bytes (which only sizes the buffer: a small file gets a small one).
+    init(descriptor: Int32, from offset: UInt64, expected: UInt64, shownPath: String) {
+        self.descriptor = descriptor
+        self.shownPath = shownPath
+        let rounded = (min(expected, UInt64(Self.bufferBytes)) + UInt64(Self.alignment) - 1) / UInt64(Self.alignment) * UInt64(Self.alignment)
+        capacity = max(Self.alignment, Int(rounded))
+        buffer = .allocate(byteCount: capacity, alignment: Self.alignment)
+        writebackFrom = offset
+        // A kept part that ends inside a block: that block's start is read back into the buffer
+        // (before O_DIRECT is on, which would want a whole block), so only whole blocks are written.
+        let head = Int(offset % UInt64(Self.alignment))
+        if head > 0, pread(descriptor, buffer, head, off_t(offset) - off_t(head)) == head {
+            bufferStart = offset - UInt64(head)
+            held = head
+        } else {
+            bufferStart = offset
+        }
+        direct = bufferStart % UInt64(Self.alignment) == 0 && zrc_set_direct(descriptor, 1) == 0
+    }
+
+    deinit { buffer.deallocate() }
+
+    func write(_ data: UnsafeRawBufferPointer) throws(FileSystemError) {
+        guard let base = data.baseAddress else { return }
+        var taken = 0
+        while taken < data.count {
+            let count = min(capacity - held, data.count - taken)
+            (buffer + held).copyMemory(from: base + taken, byteCount: count)
+            held += count
+            taken += count
+            if held == capacity { try flush() }
+        }
+    }
+
+    /// Writes everything held. A last piece shorter than a block is written without O_DIRECT, and
+    /// the writer goes on without it from there (that happens at a file's end).
+    func flush() throws(FileSystemError) {
+        guard held > 0 else { return }
+        let whole = direct ? held - held % Self.alignment : held
+        if whole > 0 { try writeAll(buffer, whole, at: bufferStart) }
+        if whole < held {
+            stopDirect()
+            try writeAll(buffer + whole, held - whole, at: bufferStart + UInt64(whole))
+        }
+        bufferStart += UInt64(held)
+        held = 0
+        if !direct, bufferStart - writebackFrom >= Self.writebackEveryBytes {
+            // Failure is harmless here: the fsync at the commit writes and reports everything.
+            _ = zrc_start_writeback(descriptor, Int64(writebackFrom), Int64(bufferStart - writebackFrom))
+            writebackFrom = bufferStart
+        }
+    }
+
+    private func writeAll(_ start: UnsafeRawPointer, _ count: Int, at offset: UInt64) throws(FileSystemError) {
+        var done = 0
+        while done < count {
+            let wrote = pwrite(descriptor, start + done, count - done, off_t(offset) + off_t(done))
+            if wrote < 0 {
+                let code = Glibc.errno
+                if code == EINTR { continue }
+                // O_DIRECT was taken at fcntl but not for this write (a larger alignment, or a
+                // short write before left the offset unaligned): ordinary writes from here on.
+                if code == EINVAL, direct {
+                    stopDirect()
+                    continue
+                }
+                throw FileSystemError.errno(code, "write", shownPath)
+            }
+            done += wrote
+        }
+    }
+
+    private func stopDirect() {
+        guard direct else { return }
+        _ = zrc_set_direct(descriptor, 0)
+        direct = false
+        writebackFrom = bufferStart
+    }
+}
