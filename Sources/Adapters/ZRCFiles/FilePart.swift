@@ -113,7 +113,12 @@ public final class FilePart {
         prefixDigest = hashed == 0 ? Array(repeating: 0, count: FileDigest.length) : digest.copy().finish()
     }
 
-    deinit { close() }
+    deinit {
+        // A part dropped without a commit or an abandon keeps what arrived, as it would had each
+        // chunk been written at once.
+        if !closed { try? writer.flush() }
+        close()
+    }
 
     private func close() {
         guard !closed else { return }

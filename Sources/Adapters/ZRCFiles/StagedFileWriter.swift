@@ -38,7 +38,8 @@ final class StagedFileWriter {
 
     /// A writer appending at `offset` of the open file `descriptor` (which must end there), for
     /// about `expected` more bytes (which only sizes the buffer: a small file gets a small one).
-    init(descriptor: Int32, from offset: UInt64, expected: UInt64, shownPath: String) {
+    /// `allowDirect` false: ordinary writes only, as where the file system refuses O_DIRECT.
+    init(descriptor: Int32, from offset: UInt64, expected: UInt64, shownPath: String, allowDirect: Bool = true) {
         self.descriptor = descriptor
         self.shownPath = shownPath
         let rounded = (min(expected, UInt64(Self.bufferBytes)) + UInt64(Self.alignment) - 1) / UInt64(Self.alignment) * UInt64(Self.alignment)
@@ -54,7 +55,7 @@ final class StagedFileWriter {
         } else {
             bufferStart = offset
         }
-        direct = bufferStart % UInt64(Self.alignment) == 0 && zrc_set_direct(descriptor, 1) == 0
+        direct = allowDirect && bufferStart % UInt64(Self.alignment) == 0 && zrc_set_direct(descriptor, 1) == 0
     }
 
     deinit { buffer.deallocate() }

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-import ZRCFiles
+@testable import ZRCFiles
 import ZRCProtocol
 import ZRCSodium
 
@@ -61,6 +61,45 @@ import ZRCSodium
             try part.write(Array(bytes[at..<(at + count)]))
             at += count
             index += 1
+        }
+    }
+}
+
+/// The part's writer on its own, both ways it writes: direct where the file system takes O_DIRECT,
+/// ordinary writes where it does not (no file system here refuses it, so that way is chosen).
+@Suite struct StagedFileWriterTests {
+    @Test(arguments: [true, false])
+    func anyPiecesFromAnyOffsetLandInOrder(direct: Bool) async throws {
+        let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("zrc-staged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var run = 0
+        await propertyCheck(count: 25, input: Gen.int(in: 0...(2 << 20)), Gen.int(in: 0...9000), Gen.int(in: 1...300_000).array(of: 1...8)) { size, start, pieces in
+            run += 1
+            let path = directory.appendingPathComponent("file-\(run)").path
+            let bytes = FileTransferSessionTests.randomBytes(start + size, seed: UInt64(run) &* 31 &+ UInt64(size))
+            // What an earlier transfer left: the first `start` bytes, ending anywhere in a block.
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes[0..<start])))
+            let descriptor = open(path, O_RDWR | O_CLOEXEC)
+            #expect(descriptor >= 0)
+            defer { close(descriptor) }
+            let writer = StagedFileWriter(descriptor: descriptor, from: UInt64(start), expected: UInt64(size), shownPath: path, allowDirect: direct)
+            #expect(writer.direct == direct, "direct I/O when allowed (ext4 takes it), else none")
+            do {
+                var at = start
+                var index = 0
+                while at < bytes.count {
+                    let count = min(pieces[index % pieces.count], bytes.count - at)
+                    try bytes[at..<(at + count)].withUnsafeBytes { (piece: UnsafeRawBufferPointer) throws in try writer.write(piece) }
+                    at += count
+                    index += 1
+                }
+                try writer.flush()
+                #expect(writer.end == UInt64(bytes.count))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "size \(size) from \(start), pieces \(pieces)")
+            } catch {
+                Issue.record("size \(size) from \(start), pieces \(pieces): \(error)")
+            }
         }
     }
 }
