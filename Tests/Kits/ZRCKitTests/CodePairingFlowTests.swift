@@ -63,6 +63,17 @@ import ZRCKitTesting
             guard case .codeStatus(let status) = try await harness.request(.codeStatus(locator: locator)) else { return nil }
             return status
         }
+
+        /// The code's status once it is `expected` (or the last seen after 30 s): a failure the
+        /// controller hears first may reach the host's count a moment later.
+        func status(_ locator: Int, becoming expected: CodeStatus) async throws -> CodeStatus? {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while true {
+                let now = try await status(locator)
+                if now == expected || ContinuousClock.now >= deadline { return now }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
 
     static func wrong(_ code: PairingCode) throws -> PairingCode {
@@ -109,7 +120,7 @@ import ZRCKitTesting
                 await #expect(throws: ControllerError.self) {
                     _ = try await controller.pair(code: try CodePairingFlowTests.wrong(code), name: "desk", group: group)
                 }
-                if attempt < 3 { #expect(try await rig.status(code.locator) == .waiting(wrongTries: attempt)) }
+                if attempt < 3 { #expect(try await rig.status(code.locator, becoming: .waiting(wrongTries: attempt)) == .waiting(wrongTries: attempt)) }
             }
             guard case .ended(let reason) = await watch.value else { Issue.record("the code did not end"); return }
             #expect(reason.contains("three wrong codes"))
@@ -307,7 +318,7 @@ import ZRCKitTesting
             await #expect(throws: ControllerError.self) { _ = try await controller.pair(code: code, name: "desk", group: group) }
             #expect(try await controller.knownHosts.all().isEmpty)
             #expect(try await rig.harness.server.controllers.all().isEmpty)
-            #expect(try await rig.status(code.locator) == .waiting(wrongTries: 1))
+            #expect(try await rig.status(code.locator, becoming: .waiting(wrongTries: 1)) == .waiting(wrongTries: 1))
             watch.cancel()
         }
     }
