@@ -12,6 +12,14 @@ import ZRCWebTesting
         try await web.browser.call("touch", ["type": type, "points": list])
     }
 
+    /// A tap: the finger's start and end in one command, so a busy machine cannot hold them
+    /// apart longer than the page's long press (500 ms).
+    func tap(_ web: WebViewerRig, at point: (x: Double, y: Double)) async throws {
+        let start: [String: any Sendable] = ["type": "touchStart", "points": [["x": point.x, "y": point.y, "id": 0] as [String: any Sendable]]]
+        let end: [String: any Sendable] = ["type": "touchEnd", "points": [[String: any Sendable]]()]
+        try await web.browser.call("touches", ["events": [start, end]])
+    }
+
     func presses(_ events: [TestXClient.Event], button: Int) -> [(Int, Int)] {
         events.compactMap { if case .buttonPress(button, let x, let y) = $0 { (x, y) } else { nil } }
     }
@@ -22,8 +30,7 @@ import ZRCWebTesting
 
         // Tap: a left click where the finger is, within a remote pixel.
         let tap = try await web.clientPoint(remoteX: 100, remoteY: 100)
-        try await touch(web, "touchStart", [tap])
-        try await touch(web, "touchEnd", [])
+        try await self.tap(web, at: tap)
         let tapped = await web.buttonEvents(count: 2)
         let tapAt = try #require(presses(tapped, button: 1).first, "a tap clicks: \(tapped)")
         #expect(abs(tapAt.0 - 100) <= 1 && abs(tapAt.1 - 100) <= 1, "tapped at \(tapAt)")
