@@ -123,6 +123,8 @@ public final class FilePart {
     private func close() {
         guard !closed else { return }
         closed = true
+        // A buffer's write may still be under way on the writer's queue, into this descriptor.
+        writer.settle()
         _ = Glibc.close(descriptor)
         directory.close()
     }

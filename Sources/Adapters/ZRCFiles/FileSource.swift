@@ -80,6 +80,8 @@ public final class FileSource {
     /// Up to `count` bytes from the current position (fewer only at the end of the file), read
     /// straight into the array returned (no zeroing first, no copy after).
     public func read(_ count: Int) throws(FileSystemError) -> [UInt8] {
+        // A read started ahead may come after the close: the descriptor's number may be reused.
+        guard !closed else { throw FileSystemError(.cancelled, "\(shownPath) was closed") }
         let wanted = Int(min(UInt64(count), size - min(size, position)))
         var failure: FileSystemError?
         let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in

@@ -1,4 +1,5 @@
 internal import CFileSystem
+import Dispatch
 import Glibc
 
 /// Writes one file front to back through a page-aligned buffer of its own, a megabyte at a time,
@@ -12,8 +13,13 @@ import Glibc
 /// with a larger alignment), the same buffer batches ordinary writes, and writeback is started
 /// every few megabytes so that the final fsync has little left to do.
 ///
-/// Bytes in the buffer are not in the file until the next `flush` (at the latest when the buffer
-/// is full): callers flush before syncing, and before leaving a part for a later resume.
+/// Two buffers take turns: a full one is written on a queue of the writer's own (`BlockWrite`)
+/// while the other fills, so the device's time overlaps the caller's (hashing, decrypting) instead
+/// of stalling it.
+///
+/// Bytes in the buffers are not in the file until the next `flush` (at the latest when a buffer's
+/// write is waited for): callers flush before syncing, and before leaving a part for a later
+/// resume, and `settle` before closing the descriptor.
 final class StagedFileWriter {
     /// Direct I/O needs the buffer's address, the file offset and the length in these units; 4096
     /// covers devices with 512- and 4096-byte logical blocks.
@@ -25,8 +31,15 @@ final class StagedFileWriter {
 
     private let descriptor: Int32
     private let shownPath: String
-    private let buffer: UnsafeMutableRawPointer
+    /// The buffer being filled, and the other one (whose write may be under way).
+    private var buffer: UnsafeMutableRawPointer
+    private var spare: UnsafeMutableRawPointer
     private let capacity: Int
+    private let queue = DispatchQueue(label: "zrc.file-writer")
+    /// The spare buffer's write, until it is waited for.
+    private var pending: BlockWrite?
+    /// A failed write: every later call reports it (the file may lack those bytes).
+    private var failure: FileSystemError?
     /// The file offset of the buffer's first byte (a multiple of `alignment` while `direct`).
     private var bufferStart: UInt64
     private var held = 0
@@ -45,6 +58,7 @@ final class StagedFileWriter {
         let rounded = (min(expected, UInt64(Self.bufferBytes)) + UInt64(Self.alignment) - 1) / UInt64(Self.alignment) * UInt64(Self.alignment)
         capacity = max(Self.alignment, Int(rounded))
         buffer = .allocate(byteCount: capacity, alignment: Self.alignment)
+        spare = .allocate(byteCount: capacity, alignment: Self.alignment)
         writebackFrom = offset
         // A kept part that ends inside a block: that block's start is read back into the buffer
         // (before O_DIRECT is on, which would want a whole block), so only whole blocks are written.
@@ -58,9 +72,14 @@ final class StagedFileWriter {
         direct = allowDirect && bufferStart % UInt64(Self.alignment) == 0 && zrc_set_direct(descriptor, 1) == 0
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        settle()
+        buffer.deallocate()
+        spare.deallocate()
+    }
 
     func write(_ data: UnsafeRawBufferPointer) throws(FileSystemError) {
+        if let failure { throw failure }
         guard let base = data.baseAddress else { return }
         var taken = 0
         while taken < data.count {
@@ -68,13 +87,45 @@ final class StagedFileWriter {
             (buffer + held).copyMemory(from: base + taken, byteCount: count)
             held += count
             taken += count
-            if held == capacity { try flush() }
+            if held == capacity { try handOver() }
+        }
+    }
+
+    /// The full buffer goes to the queue (after the previous one's write is over) and the spare
+    /// becomes the one filled. A full buffer is whole blocks, so it goes direct when the writer does.
+    private func handOver() throws(FileSystemError) {
+        try finishPending()
+        let write = BlockWrite(descriptor: descriptor, from: buffer, count: held, at: bufferStart, direct: direct)
+        write.start(on: queue)
+        pending = write
+        swap(&buffer, &spare)
+        bufferStart += UInt64(held)
+        held = 0
+        startWritebackIfDue()
+    }
+
+    /// Waits for the spare buffer's write; a refused O_DIRECT is finished here with ordinary writes.
+    private func finishPending() throws(FileSystemError) {
+        guard let write = pending else { return }
+        pending = nil
+        let spareStart = bufferStart - UInt64(capacity)
+        switch write.wait() {
+        case .written: return
+        case .directRefused(let done):
+            stopDirect()
+            try writeAll(spare + done, capacity - done, at: spareStart + UInt64(done))
+        case .failed(let code):
+            let error = FileSystemError.errno(code, "write", shownPath)
+            failure = error
+            throw error
         }
     }
 
     /// Writes everything held. A last piece shorter than a block is written without O_DIRECT, and
     /// the writer goes on without it from there (that happens at a file's end).
     func flush() throws(FileSystemError) {
+        try finishPending()
+        if let failure { throw failure }
         guard held > 0 else { return }
         let whole = direct ? held - held % Self.alignment : held
         if whole > 0 { try writeAll(buffer, whole, at: bufferStart) }
@@ -84,6 +135,17 @@ final class StagedFileWriter {
         }
         bufferStart += UInt64(held)
         held = 0
+        startWritebackIfDue()
+    }
+
+    /// Waits for a write under way and drops its outcome: before the descriptor closes, or when
+    /// what is held no longer matters (a part removed).
+    func settle() {
+        _ = pending?.wait()
+        pending = nil
+    }
+
+    private func startWritebackIfDue() {
         if !direct, bufferStart - writebackFrom >= Self.writebackEveryBytes {
             // Failure is harmless here: the fsync at the commit writes and reports everything.
             _ = zrc_start_writeback(descriptor, Int64(writebackFrom), Int64(bufferStart - writebackFrom))
@@ -92,21 +154,15 @@ final class StagedFileWriter {
     }
 
     private func writeAll(_ start: UnsafeRawPointer, _ count: Int, at offset: UInt64) throws(FileSystemError) {
-        var done = 0
-        while done < count {
-            let wrote = pwrite(descriptor, start + done, count - done, off_t(offset) + off_t(done))
-            if wrote < 0 {
-                let code = Glibc.errno
-                if code == EINTR { continue }
-                // O_DIRECT was taken at fcntl but not for this write (a larger alignment, or a
-                // short write before left the offset unaligned): ordinary writes from here on.
-                if code == EINVAL, direct {
-                    stopDirect()
-                    continue
-                }
-                throw FileSystemError.errno(code, "write", shownPath)
-            }
-            done += wrote
+        switch BlockWrite.write(descriptor, start, count, at: offset, direct: direct) {
+        case .written: return
+        case .directRefused(let done):
+            stopDirect()
+            try writeAll(start + done, count - done, at: offset + UInt64(done))
+        case .failed(let code):
+            let error = FileSystemError.errno(code, "write", shownPath)
+            failure = error
+            throw error
         }
     }
 

@@ -68,17 +68,22 @@ extension FileTransferClient {
         progress(ready.offset)
         var offset = ready.offset
         let chunk = Int(terms.maxChunkBytes)
-        // Read in blocks of chunks: one trip to the source per block, not per chunk.
+        // Read in blocks of chunks: one trip to the source per block, not per chunk. The next
+        // block is read (and hashed) while this one is sealed and sent, on another thread when
+        // there is a core for it.
         var block: [[UInt8]] = []
         var taken = 0
+        var readAhead: Task<Result<[[UInt8]], FileSystemError>, Never>?
         let started = (micros: WireClock.monotonicMicros(), offset: offset)
         while offset < source.size {
             if let rateLimit { await Self.sleep(untilMicros: started.micros + rateLimit.dueMicros(after: offset - started.offset)) }
             try await waitForRoom(id, bytes: Int(min(UInt64(chunk), source.size - offset)) + Self.chunkOverhead)
             if taken == block.count {
-                do throws(FileSystemError) {
-                    block = try await source.read(Int(min(UInt64(Self.readBlockBytes), source.size - offset)), inChunksOf: chunk)
-                } catch {
+                let reading = readAhead ?? Self.readBlock(of: source, from: offset, inChunksOf: chunk)
+                readAhead = nil
+                switch await reading.value {
+                case .success(let next): block = next
+                case .failure(let error):
                     await cancel(id, error.text)
                     throw FileTransferError(error)
                 }
@@ -87,6 +92,8 @@ extension FileTransferClient {
                     await cancel(id, "the file ended early")
                     throw FileTransferError(.local(.changed), "\(remote): the file ended before its \(source.size) bytes")
                 }
+                let after = offset + block.reduce(0) { $0 + UInt64($1.count) }
+                if after < source.size { readAhead = Self.readBlock(of: source, from: after, inChunksOf: chunk) }
             }
             // As many chunks as the room takes, from this block, in one write.
             var batch: [ZRCMessage] = []
@@ -129,6 +136,20 @@ extension FileTransferClient {
 
     /// Bytes read from an upload's source at once.
     static let readBlockBytes = 256 * 1024
+
+    /// Starts reading the block at `offset` (the source reads in order: one read under way at a
+    /// time, and it must start where the last one ended).
+    private static func readBlock(of source: any UploadSource, from offset: UInt64, inChunksOf chunk: Int)
+        -> Task<Result<[[UInt8]], FileSystemError>, Never> {
+        let count = Int(min(UInt64(readBlockBytes), source.size - offset))
+        return Task { () async -> Result<[[UInt8]], FileSystemError> in
+            do throws(FileSystemError) {
+                return .success(try await source.read(count, inChunksOf: chunk))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
     /// Chunks sent in one write at most (a trip through the connection and one system call each
     /// time, not per chunk; a buffer of about 100 KiB, reused by the allocator rather than mapped
     /// afresh page by page as larger ones were); the pacer's room bounds them first.

@@ -2,9 +2,20 @@ import ZRCFiles
 import ZRCProtocol
 
 /// One download's reads, off the session driver: opened (and a resumed prefix hashed) and read
-/// here, so a slow disk delays only this download's chunks.
+/// here, so a slow disk delays only this download's chunks. Chunks are read (and hashed) ahead of
+/// the driver's asks, a few at a time, so the file's reading and hashing run on another thread
+/// while the driver seals the chunks before them.
 actor DownloadReader {
     private var source: FileSource?
+    /// Chunks read ahead, in file order (a failure ends them: it is the answer for its place).
+    private var ahead: [Result<[UInt8], FileSystemError>] = []
+    /// The chunk size the driver asks for (the last ask's count); read-ahead reads that much.
+    private var chunkBytes = 0
+    private var filling = false
+
+    /// Chunks read ahead at most (about 128 KiB with 16 KiB chunks); reading goes on when half
+    /// of them are taken, so one wake-up reads several.
+    static let aheadChunks = 8
 
     func open(_ open: FileOpen, path: RemotePath, sharing: FileSharing) -> Result<FileReady, FileSystemError> {
         do {
@@ -19,11 +30,57 @@ actor DownloadReader {
         }
     }
 
-    /// One read of the file per chunk, straight into the chunk (the kernel's read-ahead keeps the
-    /// disk's reads large; a block read here and copied out chunk by chunk cost a copy more).
+    /// The next `count` bytes of the file (fewer only at its end), each read straight into the
+    /// chunk returned (the kernel's read-ahead keeps the disk's reads large).
     func read(_ count: Int) -> Result<[UInt8], FileSystemError> {
         guard let source else { return .failure(FileSystemError(.ioError, "the file is closed")) }
-        return Result { () throws(FileSystemError) in try source.read(count) }
+        chunkBytes = count
+        let result: Result<[UInt8], FileSystemError>
+        if !ahead.isEmpty {
+            result = takeAhead(count)
+        } else {
+            result = Result { () throws(FileSystemError) in try source.read(count) }
+        }
+        if ahead.count <= Self.aheadChunks / 2 { fillLater() }
+        return result
+    }
+
+    /// `count` bytes from the chunks read ahead: the next chunk as it is when its size is the
+    /// one asked (always, as the driver asks a steady size), else pieced together.
+    private func takeAhead(_ count: Int) -> Result<[UInt8], FileSystemError> {
+        let first = ahead.removeFirst()
+        guard case .success(var bytes) = first, bytes.count != count else { return first }
+        if bytes.count > count {
+            ahead.insert(.success(Array(bytes[count...])), at: 0)
+            return .success(Array(bytes[..<count]))
+        }
+        while bytes.count < count, !ahead.isEmpty {
+            let next = ahead.removeFirst()
+            guard case .success(let data) = next else { return next }
+            let wanted = count - bytes.count
+            bytes += data.prefix(wanted)
+            if data.count > wanted { ahead.insert(.success(Array(data[wanted...])), at: 0) }
+        }
+        if bytes.count < count, let source, source.position < source.size {
+            do throws(FileSystemError) { bytes += try source.read(count - bytes.count) } catch { return .failure(error) }
+        }
+        return .success(bytes)
+    }
+
+    private func fillLater() {
+        guard !filling, let source, source.position < source.size else { return }
+        filling = true
+        Task { await self.fill() }
+    }
+
+    private func fill() {
+        filling = false
+        guard let source else { return }
+        while ahead.count < Self.aheadChunks, chunkBytes > 0, source.position < source.size {
+            if case .failure = ahead.last { return }
+            let count = Int(min(UInt64(chunkBytes), source.size - source.position))
+            ahead.append(Result { () throws(FileSystemError) in try source.read(count) })
+        }
     }
 
     func finish() -> Result<[UInt8], FileSystemError> {
@@ -34,5 +91,6 @@ actor DownloadReader {
     func close() {
         source?.close()
         source = nil
+        ahead = []
     }
 }
