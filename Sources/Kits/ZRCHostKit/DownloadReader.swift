@@ -83,6 +83,9 @@ actor DownloadReader {
         }
     }
 
+    /// How many chunks are held ahead (for tests: it must stay within `aheadChunks`).
+    var chunksAhead: Int { ahead.count }
+
     func finish() -> Result<[UInt8], FileSystemError> {
         guard let source else { return .failure(FileSystemError(.ioError, "the file is closed")) }
         return Result { () throws(FileSystemError) in try source.finish() }

@@ -74,7 +74,8 @@ import ZRCSodium
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var run = 0
-        await propertyCheck(count: 25, input: Gen.int(in: 0...(2 << 20)), Gen.int(in: 0...9000), Gen.int(in: 1...300_000).array(of: 1...8)) { size, start, pieces in
+        // Up to five buffers' worth: the two buffers take turns several times.
+        await propertyCheck(count: 25, input: Gen.int(in: 0...(5 << 20)), Gen.int(in: 0...9000), Gen.int(in: 1...300_000).array(of: 1...8)) { size, start, pieces in
             run += 1
             let path = directory.appendingPathComponent("file-\(run)").path
             let bytes = FileTransferSessionTests.randomBytes(start + size, seed: UInt64(run) &* 31 &+ UInt64(size))
@@ -101,5 +102,28 @@ import ZRCSodium
                 Issue.record("size \(size) from \(start), pieces \(pieces): \(error)")
             }
         }
+    }
+
+    /// A buffer's write fails on the writer's queue (here: a descriptor open for reading only):
+    /// the failure reaches the caller at a later write or at the flush, never lost.
+    @Test(arguments: [true, false])
+    func aFailedBackgroundWriteIsReported(direct: Bool) throws {
+        let path = "/var/tmp/zrc-staged-fail-\(UUID().uuidString)"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        let writer = StagedFileWriter(descriptor: descriptor, from: 0, expected: 3 << 20, shownPath: path, allowDirect: direct)
+        let piece = [UInt8](repeating: 7, count: 100_000)
+        var failure: (any Error)?
+        do {
+            for _ in 0..<32 { try piece.withUnsafeBytes { try writer.write($0) } }
+            try writer.flush()
+        } catch {
+            failure = error
+        }
+        #expect(failure != nil, "3.2 MB into a read-only descriptor must fail")
+        #expect(throws: FileSystemError.self, "and it stays failed") { try writer.flush() }
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import ZRCHostKit
+import ZRCFiles
+import ZRCProtocol
+import ZRCSodium
+
+/// The host's download reader reads chunks ahead of the session driver: whatever sizes it is
+/// asked for, it gives the file's bytes in order, the whole file's digest at the end, and never
+/// holds more than its few chunks ahead.
+@Suite struct DownloadReaderTests {
+    @Test func anyAsksGiveTheFileInOrderWithAFewChunksAheadAtMost() async throws {
+        let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("zrc-reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sharing = FileSharing(root: try ConfinedDirectory.open(directory.path), directions: .both, uploadDirectory: .root,
+                                  maxFileBytes: FileTransferLimits.maxFileBytes)
+        var run = 0
+        // Mostly a steady chunk size (as the driver asks), sometimes another (pieced together).
+        await propertyCheck(count: 30, input: Gen.int(in: 0...700_000), Gen.int(in: 1...40_000), Gen.int(in: 1...50_000).array(of: 0...3)) { size, chunk, others in
+            run += 1
+            let name = "file-\(run)"
+            let bytes = FileTransferSessionTests.randomBytes(size, seed: UInt64(run) &* 7919 &+ UInt64(size))
+            #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data(bytes)))
+            let reader = DownloadReader()
+            let path = try! RemotePath(parsing: name)
+            guard case .success = await reader.open(FileOpen(requestID: 1, direction: .download, path: name), path: path, sharing: sharing) else {
+                Issue.record("the file did not open")
+                return
+            }
+            var received: [UInt8] = []
+            var ask = 0
+            while received.count < size {
+                let count = ask % 5 == 4 && !others.isEmpty ? others[ask % others.count] : chunk
+                ask += 1
+                guard case .success(let data) = await reader.read(min(count, size - received.count)) else {
+                    Issue.record("a read failed")
+                    return
+                }
+                #expect(data.count == min(count, size - received.count), "size \(size), chunk \(chunk), others \(others)")
+                received += data
+                let ahead = await reader.chunksAhead
+                #expect(ahead <= DownloadReader.aheadChunks, "\(ahead) chunks held ahead")
+                if data.isEmpty { break }
+            }
+            #expect(received == bytes, "size \(size), chunk \(chunk), others \(others)")
+            guard case .success(let digest) = await reader.finish() else {
+                Issue.record("finish failed")
+                return
+            }
+            #expect(digest == FileDigest.of(bytes))
+            await reader.close()
+        }
+    }
+}
