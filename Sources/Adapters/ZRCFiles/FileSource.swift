@@ -16,13 +16,20 @@ public final class FileSource {
     /// Where the next read starts.
     public private(set) var position: UInt64 = 0
     private var closed = false
+    /// Reads with O_DIRECT through this block, when asked for and the file system allows it.
+    private var directBlock: DirectReadBlock?
 
     /// Opens `path` beneath `directory`: a regular file only (opened non-blocking first, so a FIFO
-    /// cannot hang the open), at most `maxBytes`.
-    public convenience init(_ path: RemotePath, in directory: ConfinedDirectory, maxBytes: UInt64) throws(FileSystemError) {
+    /// cannot hang the open), at most `maxBytes`. `direct`: read with O_DIRECT where the file
+    /// system allows it (`DirectReadBlock`), not through the page cache.
+    public convenience init(_ path: RemotePath, in directory: ConfinedDirectory, maxBytes: UInt64, direct: Bool = false) throws(FileSystemError) {
         let descriptor = try directory.open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         try self.init(descriptor: descriptor, shownPath: directory.shown(path), maxBytes: maxBytes)
+        if direct { directBlock = DirectReadBlock(descriptor: descriptor) }
     }
+
+    /// Whether reads bypass the page cache (O_DIRECT).
+    public var readsDirect: Bool { directBlock != nil }
 
     /// Opens a local file the user named (no confinement: the user chose it), the same checks.
     public convenience init(localPath: String, maxBytes: UInt64) throws(FileSystemError) {
@@ -62,6 +69,8 @@ public final class FileSource {
     public func close() {
         guard !closed else { return }
         closed = true
+        // A block's read may be under way on the reader's queue, from this descriptor.
+        directBlock?.settle()
         _ = Glibc.close(descriptor)
     }
 
@@ -103,6 +112,22 @@ public final class FileSource {
     /// One pread of at most `max` bytes into `buffer` at `index`, hashed; the position moves on.
     private func readSome(into buffer: UnsafeMutableRawBufferPointer, at index: Int, max: Int) throws(FileSystemError) -> Int {
         while true {
+            if let block = directBlock {
+                switch block.read(into: buffer.baseAddress! + index, max: max, at: position) {
+                case .copied(let got):
+                    guard got > 0 else { throw FileSystemError(.changed, "\(shownPath) became shorter while it was being read") }
+                    digest.update(UnsafeRawBufferPointer(rebasing: buffer[index..<(index + got)]))
+                    position += UInt64(got)
+                    return got
+                case .refused:
+                    block.settle()
+                    DirectReadBlock.stop(descriptor)
+                    directBlock = nil
+                    continue
+                case .failed(let code):
+                    throw FileSystemError.errno(code, "read", shownPath)
+                }
+            }
             let got = pread(descriptor, buffer.baseAddress! + index, max, off_t(position))
             if got < 0 {
                 if Glibc.errno == EINTR { continue }

@@ -2,9 +2,10 @@ import ZRCFiles
 import ZRCProtocol
 
 /// One download's reads, off the session driver: opened (and a resumed prefix hashed) and read
-/// here, so a slow disk delays only this download's chunks. Chunks are read (and hashed) ahead of
-/// the driver's asks, a few at a time, so the file's reading and hashing run on another thread
-/// while the driver seals the chunks before them.
+/// here (with O_DIRECT where the file system allows it: `DirectReadBlock`), so a slow disk delays
+/// only this download's chunks. Chunks are read (and hashed) ahead of the driver's asks, several
+/// at a time, so the file's reading and hashing run on another thread while the driver seals the
+/// chunks before them.
 actor DownloadReader {
     private var source: FileSource?
     /// Chunks read ahead, in file order (a failure ends them: it is the answer for its place).
@@ -13,13 +14,14 @@ actor DownloadReader {
     private var chunkBytes = 0
     private var filling = false
 
-    /// Chunks read ahead at most (about 128 KiB with 16 KiB chunks); reading goes on when half
-    /// of them are taken, so one wake-up reads several.
-    static let aheadChunks = 8
+    /// Chunks read ahead at most (512 KiB with 16 KiB chunks); reading goes on when half of them
+    /// are taken, so one wake-up reads several, and the driver still has a direct read's block
+    /// (256 KiB) to seal while the next one comes from the disk.
+    static let aheadChunks = 32
 
     func open(_ open: FileOpen, path: RemotePath, sharing: FileSharing) -> Result<FileReady, FileSystemError> {
         do {
-            let source = try FileSource(path, in: sharing.root, maxBytes: sharing.maxFileBytes)
+            let source = try FileSource(path, in: sharing.root, maxBytes: sharing.maxFileBytes, direct: true)
             let offset = open.flags.contains(.resume) ? min(open.offset, source.size) : 0
             let prefix = offset > 0 ? try source.skip(to: offset) : Array(repeating: 0, count: FileTransferLimits.digestBytes)
             self.source = source
@@ -73,14 +75,16 @@ actor DownloadReader {
         Task { await self.fill() }
     }
 
-    private func fill() {
-        filling = false
-        guard let source else { return }
-        while ahead.count < Self.aheadChunks, chunkBytes > 0, source.position < source.size {
-            if case .failure = ahead.last { return }
+    /// Reads ahead a chunk per turn on the actor: between chunks the driver's asks go first, so
+    /// it never waits for a whole fill.
+    private func fill() async {
+        while let source, ahead.count < Self.aheadChunks, chunkBytes > 0, source.position < source.size {
+            if case .failure = ahead.last { break }
             let count = Int(min(UInt64(chunkBytes), source.size - source.position))
             ahead.append(Result { () throws(FileSystemError) in try source.read(count) })
+            await Task.yield()
         }
+        filling = false
     }
 
     /// How many chunks are held ahead (for tests: it must stay within `aheadChunks`).
