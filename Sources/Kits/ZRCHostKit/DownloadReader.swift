@@ -18,6 +18,8 @@ actor DownloadReader {
     /// are taken, so one wake-up reads several, and the driver still has a direct read's block
     /// (256 KiB) to seal while the next one comes from the disk.
     static let aheadChunks = 32
+    /// Chunks read in one turn on the actor before the driver's asks may go first (about 0.1 ms).
+    static let chunksPerTurn = 4
 
     func open(_ open: FileOpen, path: RemotePath, sharing: FileSharing) -> Result<FileReady, FileSystemError> {
         do {
@@ -45,6 +47,19 @@ actor DownloadReader {
         }
         if ahead.count <= Self.aheadChunks / 2 { fillLater() }
         return result
+    }
+
+    /// Several chunks in one trip to the reader (a driver's run of chunks of this download); a
+    /// failure ends the list.
+    func read(_ counts: [Int]) -> [Result<[UInt8], FileSystemError>] {
+        var results: [Result<[UInt8], FileSystemError>] = []
+        results.reserveCapacity(counts.count)
+        for count in counts {
+            let result = read(count)
+            results.append(result)
+            if case .failure = result { break }
+        }
+        return results
     }
 
     /// `count` bytes from the chunks read ahead: the next chunk as it is when its size is the
@@ -75,14 +90,14 @@ actor DownloadReader {
         Task { await self.fill() }
     }
 
-    /// Reads ahead a chunk per turn on the actor: between chunks the driver's asks go first, so
-    /// it never waits for a whole fill.
+    /// Reads ahead a few chunks per turn on the actor: between turns the driver's asks go first,
+    /// so it never waits for a whole fill.
     private func fill() async {
         while let source, ahead.count < Self.aheadChunks, chunkBytes > 0, source.position < source.size {
             if case .failure = ahead.last { break }
             let count = Int(min(UInt64(chunkBytes), source.size - source.position))
             ahead.append(Result { () throws(FileSystemError) in try source.read(count) })
-            await Task.yield()
+            if ahead.count % Self.chunksPerTurn == 0 { await Task.yield() }
         }
         filling = false
     }

@@ -90,14 +90,23 @@ extension SessionDriver {
     func sendFileData(_ chunks: [(id: UInt32, offset: UInt64, count: Int)], connection: SecureConnection) async {
         var messages: [ZRCMessage] = []
         var sent: [(id: UInt32, end: UInt64, bytes: Int)] = []
-        for chunk in chunks {
-            guard let reader = downloads[chunk.id] else { continue }
-            switch await reader.read(chunk.count) {
-            case .success(let data):
-                messages.append(.fileData(requestID: chunk.id, offset: chunk.offset, data: data))
-                sent.append((chunk.id, chunk.offset + UInt64(data.count), data.count + FileTransferDesk.chunkOverhead))
-            case .failure(let error):
-                await perform(machine.fileFailed(chunk.id, error.code, error.text, keepPart: false))
+        // One trip to a download's reader for each run of its chunks.
+        var index = 0
+        while index < chunks.count {
+            let id = chunks[index].id
+            var end = index + 1
+            while end < chunks.count, chunks[end].id == id { end += 1 }
+            let run = chunks[index..<end]
+            index = end
+            guard let reader = downloads[id] else { continue }
+            for (chunk, result) in zip(run, await reader.read(run.map(\.count))) {
+                switch result {
+                case .success(let data):
+                    messages.append(.fileData(requestID: chunk.id, offset: chunk.offset, data: data))
+                    sent.append((chunk.id, chunk.offset + UInt64(data.count), data.count + FileTransferDesk.chunkOverhead))
+                case .failure(let error):
+                    await perform(machine.fileFailed(chunk.id, error.code, error.text, keepPart: false))
+                }
             }
         }
         // A few chunks per write: a buffer of megabytes (a fast path's whole window) would be
