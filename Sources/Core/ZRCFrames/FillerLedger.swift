@@ -3,12 +3,15 @@
 /// acknowledgement of an offset covers every chunk of that request ending at or before it. A
 /// request that ends takes its chunks out of flight: nobody will acknowledge them any more.
 public struct FillerLedger: Sendable {
-    private struct Key: Hashable, Sendable {
-        var request: UInt32
+    private struct Sent: Sendable {
         var end: UInt64
+        var id: UInt64
     }
 
-    private var chunks: [Key: UInt64] = [:]
+    /// Each request's chunks in flight, in the order they left (so by end offset: a request's
+    /// chunks go in file order), and an acknowledgement takes a prefix — not a scan of every
+    /// chunk in flight, which was a per-acknowledgement copy of up to a window's worth of entries.
+    private var chunks: [UInt32: [Sent]] = [:]
     /// Fillers use the upper half of the pacer's ID space (frames the lower).
     private var nextID: UInt64 = 1 << 63
 
@@ -18,23 +21,27 @@ public struct FillerLedger: Sendable {
     public mutating func sent(request: UInt32, end: UInt64, bytes: Int, pacer: inout FramePacer, now: UInt64) {
         let id = nextID
         nextID &+= 1
-        chunks[Key(request: request, end: end)] = id
+        chunks[request, default: []].append(Sent(end: end, id: id))
         pacer.sentFiller(id: id, bytes: bytes, now: now)
     }
 
     /// Every chunk of `request` ending at or before `offset` arrived; the pacer counts them all
     /// with the last (its acknowledgements are cumulative).
     public mutating func acknowledged(request: UInt32, through offset: UInt64, pacer: inout FramePacer, now: UInt64) {
-        let arrived = chunks.filter { $0.key.request == request && $0.key.end <= offset }
-        guard let last = arrived.max(by: { $0.key.end < $1.key.end }) else { return }
-        for key in arrived.keys { chunks[key] = nil }
-        pacer.acknowledged(frameID: last.value, now: now)
+        guard let list = chunks[request] else { return }
+        let count = list.firstIndex { $0.end > offset } ?? list.count
+        guard count > 0 else { return }
+        let last = list[count - 1].id
+        if count == list.count {
+            chunks[request] = nil
+        } else {
+            chunks[request]!.removeFirst(count)
+        }
+        pacer.acknowledged(frameID: last, now: now)
     }
 
     /// `request` ended: the filler IDs of its chunks still in flight, for `FramePacer.discardFillers`.
     public mutating func forget(request: UInt32) -> [UInt64] {
-        let gone = chunks.filter { $0.key.request == request }
-        for key in gone.keys { chunks[key] = nil }
-        return Array(gone.values)
+        chunks.removeValue(forKey: request)?.map(\.id) ?? []
     }
 }

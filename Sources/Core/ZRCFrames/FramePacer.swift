@@ -125,9 +125,10 @@ public struct FramePacer: Sendable {
 
     /// Fillers that will never be acknowledged (their transfer ended): no longer in flight, and
     /// no delivery counted for them.
-    public mutating func discardFillers(_ ids: some Sequence<UInt64>) {
+    public mutating func discardFillers(_ ids: [UInt64]) {
+        // Called after every file message, nearly always with none: no set built for those.
+        guard !ids.isEmpty else { return }
         let gone = Set(ids)
-        guard !gone.isEmpty else { return }
         outstanding.removeAll { sent in
             guard sent.filler, gone.contains(sent.frameID) else { return false }
             inFlight -= sent.bytes
