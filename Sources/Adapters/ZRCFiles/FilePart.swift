@@ -21,7 +21,8 @@ public final class FilePart {
     private let descriptor: Int32
     private let digest: FileDigest
     private var closed = false
-    /// Writes the data a megabyte at a time, with direct I/O where the file system allows it.
+    /// Writes the data half a megabyte at a time (two buffers taking turns), with direct I/O where
+    /// the file system allows it.
     private let writer: StagedFileWriter
 
     /// The part file's name for `target`: hidden, and short whatever the target's length.

@@ -10,7 +10,7 @@ import Glibc
 /// large file arriving also no longer pushes everything else out of the host's page cache.
 ///
 /// Where direct I/O is refused (EINVAL, at `fcntl` or at a write: a file system without it, or
-/// with a larger alignment), the same buffer batches ordinary writes, and writeback is started
+/// with a larger alignment), the same buffers batch ordinary writes, and writeback is started
 /// every few megabytes so that the final fsync has little left to do.
 ///
 /// Two buffers take turns: a full one is written on a queue of the writer's own (`BlockWrite`)
@@ -102,7 +102,6 @@ final class StagedFileWriter {
         swap(&buffer, &spare)
         bufferStart += UInt64(held)
         held = 0
-        startWritebackIfDue()
     }
 
     /// Waits for the spare buffer's write; a refused O_DIRECT is finished here with ordinary writes.
@@ -111,7 +110,9 @@ final class StagedFileWriter {
         pending = nil
         let spareStart = bufferStart - UInt64(capacity)
         switch write.wait() {
-        case .written: return
+        case .written:
+            // Everything before the buffer being filled is written now.
+            startWritebackIfDue()
         case .directRefused(let done):
             stopDirect()
             try writeAll(spare + done, capacity - done, at: spareStart + UInt64(done))

@@ -74,6 +74,9 @@ extension FileTransferClient {
         var block: [[UInt8]] = []
         var taken = 0
         var readAhead: Task<Result<[[UInt8]], FileSystemError>, Never>?
+        // An upload that ends early leaves no read waiting on its source (a browser's pipe waits
+        // for the page's next bytes).
+        defer { readAhead?.cancel() }
         let started = (micros: WireClock.monotonicMicros(), offset: offset)
         while offset < source.size {
             if let rateLimit { await Self.sleep(untilMicros: started.micros + rateLimit.dueMicros(after: offset - started.offset)) }
@@ -137,8 +140,8 @@ extension FileTransferClient {
     /// Bytes read from an upload's source at once.
     static let readBlockBytes = 256 * 1024
 
-    /// Starts reading the block at `offset` (the source reads in order: one read under way at a
-    /// time, and it must start where the last one ended).
+    /// Starts reading the block at `offset` (the source reads in order: it must start where the
+    /// last one ended).
     private static func readBlock(of source: any UploadSource, from offset: UInt64, inChunksOf chunk: Int)
         -> Task<Result<[[UInt8]], FileSystemError>, Never> {
         let count = Int(min(UInt64(readBlockBytes), source.size - offset))

@@ -13,6 +13,8 @@ actor DownloadReader {
     /// The chunk size the driver asks for (the last ask's count); read-ahead reads that much.
     private var chunkBytes = 0
     private var filling = false
+    /// A read failed: nothing more is read ahead (the download is ending).
+    private var failed = false
 
     /// Chunks read ahead at most (512 KiB with 16 KiB chunks); reading goes on when half of them
     /// are taken, so one wake-up reads several, and the driver still has a direct read's block
@@ -34,8 +36,7 @@ actor DownloadReader {
         }
     }
 
-    /// The next `count` bytes of the file (fewer only at its end), each read straight into the
-    /// chunk returned (the kernel's read-ahead keeps the disk's reads large).
+    /// The next `count` bytes of the file (fewer only at its end): a chunk read ahead, or read now.
     func read(_ count: Int) -> Result<[UInt8], FileSystemError> {
         guard let source else { return .failure(FileSystemError(.ioError, "the file is closed")) }
         chunkBytes = count
@@ -45,6 +46,7 @@ actor DownloadReader {
         } else {
             result = Result { () throws(FileSystemError) in try source.read(count) }
         }
+        if case .failure = result { failed = true }
         if ahead.count <= Self.aheadChunks / 2 { fillLater() }
         return result
     }
@@ -85,7 +87,7 @@ actor DownloadReader {
     }
 
     private func fillLater() {
-        guard !filling, let source, source.position < source.size else { return }
+        guard !filling, !failed, let source, source.position < source.size else { return }
         filling = true
         Task { await self.fill() }
     }

@@ -44,7 +44,7 @@ final class UploadWriter: Sendable {
             }
             await report(.ready(FileReady(requestID: open.requestID, size: open.size, mode: open.mode & 0o777, modifiedMicros: open.modifiedMicros,
                                           offset: part.offset, prefixDigest: part.prefixDigest)))
-            // Each chunk goes into the part's own buffer (written a megabyte at a time); writes are
+            // Each chunk goes into the part's own buffer (written half a megabyte at a time); writes are
             // reported when the queue runs dry or every `reportEveryBytes`: one acknowledgement
             // per batch, not per 16 KiB chunk.
             var unreported = 0
