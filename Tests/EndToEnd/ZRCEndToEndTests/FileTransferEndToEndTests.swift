@@ -97,7 +97,9 @@ import ZRCXTestSupport
             let big = rig.env.root.appendingPathComponent("local/big.bin")
             try Self.write(big, Self.random(200 << 20))
             let remote = Self.home(rig).appendingPathComponent("big.bin")
-            let arguments = ["cp", big.path, "desk:", "--json", "--key-id", rig.controllerKey]
+            // Held to 20 MiB/s, so it is still running when it is killed whatever the machine's
+            // load: unthrottled, a fast build's upload ended before a loaded test process looked.
+            let arguments = ["cp", "--limit", "20M", big.path, "desk:", "--json", "--key-id", rig.controllerKey]
             let first = try rig.env.launch("zrc-ctl", arguments, role: "controller")
             // Killed once a good part of the file is on the host's disk (its part file).
             let partial = await Wait.until(.seconds(300)) { () -> UInt64? in
