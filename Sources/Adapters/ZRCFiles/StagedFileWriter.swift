@@ -108,19 +108,10 @@ final class StagedFileWriter {
     private func finishPending() throws(FileSystemError) {
         guard let write = pending else { return }
         pending = nil
-        let spareStart = bufferStart - UInt64(capacity)
-        switch write.wait() {
-        case .written:
-            // Everything before the buffer being filled is written now.
-            startWritebackIfDue()
-        case .directRefused(let done):
-            stopDirect()
-            try writeAll(spare + done, capacity - done, at: spareStart + UInt64(done))
-        case .failed(let code):
-            let error = FileSystemError.errno(code, "write", shownPath)
-            failure = error
-            throw error
-        }
+        let outcome = write.wait()
+        try complete(outcome, spare, capacity, at: bufferStart - UInt64(capacity))
+        // Everything before the buffer being filled is written now.
+        if case .written = outcome { startWritebackIfDue() }
     }
 
     /// Writes everything held. A last piece shorter than a block is written without O_DIRECT, and
@@ -156,7 +147,13 @@ final class StagedFileWriter {
     }
 
     private func writeAll(_ start: UnsafeRawPointer, _ count: Int, at offset: UInt64) throws(FileSystemError) {
-        switch BlockWrite.write(descriptor, start, count, at: offset, direct: direct) {
+        try complete(BlockWrite.write(descriptor, start, count, at: offset, direct: direct), start, count, at: offset)
+    }
+
+    /// What a write of `count` bytes from `start` leaves to do: a refused O_DIRECT is finished
+    /// with ordinary writes; a failure is kept, and every later call reports it.
+    private func complete(_ outcome: BlockWrite.Outcome, _ start: UnsafeRawPointer, _ count: Int, at offset: UInt64) throws(FileSystemError) {
+        switch outcome {
         case .written: return
         case .directRefused(let done):
             stopDirect()
