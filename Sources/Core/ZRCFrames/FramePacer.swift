@@ -61,10 +61,6 @@ public struct FramePacer: Sendable {
     /// Smoothed queueing delay of recent frames, µs.
     public private(set) var queueMicros: Double = 0
 
-    /// The fillers' window at least (`minimumFillerWindow` unless a side sets its own: the
-    /// controller's uploads, whose acknowledgements come back behind the host's frames).
-    public var fillerFloor = FramePacer.minimumFillerWindow
-
     public init() {}
 
     /// Bytes per second the path delivered recently (the windowed maximum); nil before the first
@@ -100,13 +96,13 @@ public struct FramePacer: Sendable {
         if !filler { framesOutstanding += 1 }
     }
 
-    /// Bytes a filler may still add now: what the window has left (at least `fillerFloor`
+    /// Bytes a filler may still add now: what the window has left (at least `minimumFillerWindow`
     /// in all, so a path not yet measured, or measured while idle, still carries a few chunks).
     /// Fillers never wait for frames' counts and frames never for fillers' — frames wait only
     /// for room, which the fillers leave as their acknowledgements arrive.
     public var fillerRoom: Int {
         let drain = (deliveryRate ?? 0) * Self.fillerDrainMicros / 1_000_000
-        let window = min(max(Double(fillerFloor), windowBytes ?? 0, drain), Double(Self.maximumFillerWindow))
+        let window = min(max(Double(Self.minimumFillerWindow), windowBytes ?? 0, drain), Double(Self.maximumFillerWindow))
         return max(0, Int(window) - bytesInFlight)
     }
 

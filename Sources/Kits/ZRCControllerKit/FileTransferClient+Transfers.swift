@@ -67,7 +67,8 @@ extension FileTransferClient {
         }
         progress(ready.offset)
         var offset = ready.offset
-        let chunk = Int(terms.maxChunkBytes)
+        // The receiver's largest chunk, or smaller on a slow path (chosen as each block is read).
+        let chunkLimit = Int(terms.maxChunkBytes)
         // Read in blocks of chunks: one trip to the source per block, not per chunk. The next
         // block is read (and hashed) while this one is sealed and sent, on another thread when
         // there is a core for it.
@@ -80,9 +81,18 @@ extension FileTransferClient {
         let started = (micros: WireClock.monotonicMicros(), offset: offset)
         while offset < source.size {
             if let rateLimit { await Self.sleep(untilMicros: started.micros + rateLimit.dueMicros(after: offset - started.offset)) }
-            try await waitForRoom(id, bytes: Int(min(UInt64(chunk), source.size - offset)) + Self.chunkOverhead)
+            let next = taken < block.count ? block[taken].count : Int(min(UInt64(chunkLimit), source.size - offset))
+            let wire = next + Self.chunkOverhead
+            try await waitForRoom(id, bytes: wire)
+            let departure = pacing.departure(bytes: wire, rate: pacer.deliveryRate, now: WireClock.monotonicMicros())
+            if departure > WireClock.monotonicMicros() {
+                // A slow path: the chunk waits for its time, then for room again (another
+                // transfer may have taken it meanwhile).
+                await Self.sleep(untilMicros: departure)
+                continue
+            }
             if taken == block.count {
-                let reading = readAhead ?? Self.readBlock(of: source, from: offset, inChunksOf: chunk)
+                let reading = readAhead ?? Self.readBlock(of: source, from: offset, inChunksOf: chunkBytes(limit: chunkLimit))
                 readAhead = nil
                 switch await reading.value {
                 case .success(let next): block = next
@@ -96,7 +106,7 @@ extension FileTransferClient {
                     throw FileTransferError(.local(.changed), "\(remote): the file ended before its \(source.size) bytes")
                 }
                 let after = offset + block.reduce(0) { $0 + UInt64($1.count) }
-                if after < source.size { readAhead = Self.readBlock(of: source, from: after, inChunksOf: chunk) }
+                if after < source.size { readAhead = Self.readBlock(of: source, from: after, inChunksOf: chunkBytes(limit: chunkLimit)) }
             }
             // As many chunks as the room takes, from this block, in one write.
             var batch: [ZRCMessage] = []
@@ -104,11 +114,13 @@ extension FileTransferClient {
                 let data = block[taken]
                 taken += 1
                 let end = offset + UInt64(data.count)
-                fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: WireClock.monotonicMicros())
+                let now = WireClock.monotonicMicros()
+                fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: now)
+                pacing.sent(bytes: data.count + Self.chunkOverhead, rate: pacer.deliveryRate, now: now)
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
             } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom >= block[taken].count + Self.chunkOverhead
-                && rateLimit == nil
+                && rateLimit == nil && isDue(bytes: block[taken].count + Self.chunkOverhead)
             guard await sendAll(batch) else {
                 lost(id)
                 throw ended ?? FileTransferError(.connectionLost, "the session ended")
@@ -159,6 +171,17 @@ extension FileTransferClient {
     static let chunksPerWrite = 6
     /// A chunk's bytes on the wire beyond its data: the message's fields, a record's header and tag.
     static let chunkOverhead = 48
+
+    /// Data bytes per chunk for the next block read: smaller on a paced path.
+    private func chunkBytes(limit: Int) -> Int {
+        FillerPacing.chunkBytes(limit: limit, rate: pacer.deliveryRate)
+    }
+
+    /// Whether a chunk of `bytes` (on the wire) may leave now as far as pacing goes.
+    private func isDue(bytes: Int) -> Bool {
+        let now = WireClock.monotonicMicros()
+        return pacing.departure(bytes: bytes, rate: pacer.deliveryRate, now: now) <= now
+    }
 
     /// Waits until the path has room for another chunk (or the request ended: then throws).
     private func waitForRoom(_ id: UInt32, bytes: Int) async throws {
