@@ -7,14 +7,16 @@
 /// with `ss` and the pacer's own figures during `zrc-bench files-lab`). Paced a little faster
 /// than the path delivers (`gain`), the window still sets the pace on average — the rate
 /// estimate, measured from what the window lets through, never decays — and a click waits
-/// behind about one chunk. A path that takes a chunk in under `pacedChunkMicros` is not paced:
-/// there a burst drains before a click would notice, and a sleep per chunk would cost more than
-/// it saves.
+/// behind about one chunk. A path that takes a 16 KiB chunk in under `pacedChunkMicros` (one
+/// faster than about 130 Mbit/s) is not paced: there a burst drains before a click would
+/// notice, and a sleep per chunk would cost more than it saves.
 public struct FillerPacing: Sendable {
     /// Pace relative to the measured delivery rate.
     public static let gain = 1.25
-    /// Paths where one chunk of `bytes` crosses faster than this are not paced (µs).
+    /// Paths where a full chunk (`fullChunkBytes`) crosses faster than this are not paced (µs).
     public static let pacedChunkMicros = 1_000.0
+    /// The chunk a path's speed is judged by: the largest the protocol's receivers take.
+    public static let fullChunkBytes = 16 * 1024
     /// A chunk may leave this early, so a schedule that fell behind by a timer's wake-up does not
     /// cost the path a chunk's time (µs).
     public static let slackMicros: UInt64 = 1_000
@@ -48,15 +50,19 @@ public struct FillerPacing: Sendable {
     /// The data bytes per chunk to send now: `limit` (what the receiver takes), or less on a path
     /// slow enough to be paced.
     public static func chunkBytes(limit: Int, rate: Double?) -> Int {
-        guard limit > pacedChunkBytes, interval(bytes: limit, rate: rate) != nil else { return limit }
+        guard limit > pacedChunkBytes, paces(rate: rate) else { return limit }
         return pacedChunkBytes
+    }
+
+    /// Whether a path delivering `rate` bytes per second is slow enough to pace (nil: unknown).
+    public static func paces(rate: Double?) -> Bool {
+        guard let rate, rate > 0 else { return false }
+        return Double(fullChunkBytes) / rate * 1_000_000 >= pacedChunkMicros
     }
 
     /// How long `bytes` take at the paced rate (µs); nil when the path is unknown or fast.
     static func interval(bytes: Int, rate: Double?) -> Double? {
-        guard let rate, rate > 0 else { return nil }
-        let crossing = Double(bytes) / rate * 1_000_000
-        guard crossing >= pacedChunkMicros else { return nil }
-        return crossing / gain
+        guard let rate, paces(rate: rate) else { return nil }
+        return Double(bytes) / rate * 1_000_000 / gain
     }
 }

@@ -36,6 +36,17 @@ import ZRCFrames
         #expect(abs(span - 19 * spacing) <= Double(FillerPacing.slackMicros) + 19)
     }
 
+    /// Between about 65 and 130 Mbit/s an 8 KiB chunk crosses in under a millisecond, but the
+    /// path is judged by a full chunk: those chunks are paced too.
+    @Test func smallChunksOnAPacedPathArePaced() {
+        var pacing = FillerPacing()
+        let rate = 10_000_000.0
+        #expect(FillerPacing.paces(rate: rate))
+        pacing.sent(bytes: Self.chunk, rate: rate, now: 1_000_000)
+        pacing.sent(bytes: Self.chunk, rate: rate, now: 1_000_000)
+        #expect(pacing.departure(bytes: Self.chunk, rate: rate, now: 1_000_000) > 1_000_000)
+    }
+
     @Test func idleTimeEarnsNoBurst() {
         var pacing = FillerPacing()
         pacing.sent(bytes: Self.chunk, rate: Self.slow, now: 1_000_000)
@@ -66,7 +77,7 @@ import ZRCFrames
     }
 
     @Test(arguments: [(16_384, nil, 16_384), (16_384, 200_000_000.0, 16_384), (16_384, slow, 8_192), (4_096, slow, 4_096),
-                      (65_536, 1_250_000.0, 8_192), (16_384, 20_000_000.0, 16_384)] as [(Int, Double?, Int)])
+                      (65_536, 1_250_000.0, 8_192), (16_384, 20_000_000.0, 16_384), (16_384, 10_000_000.0, 8_192)] as [(Int, Double?, Int)])
     func slowPathsGetSmallerChunks(limit: Int, rate: Double?, expected: Int) {
         #expect(FillerPacing.chunkBytes(limit: limit, rate: rate) == expected)
     }
