@@ -26,7 +26,9 @@ final class CopyReport: Sendable {
         let name: String
         let total: UInt64
         private let report: CopyReport
-        private let state = Mutex<(done: UInt64, shown: ContinuousClock.Instant?, started: ContinuousClock.Instant)>((0, nil, .now))
+        /// `base`: the first offset reported — where a resumed transfer started — so the rate
+        /// counts only the bytes this run moved.
+        private let state = Mutex<(done: UInt64, base: UInt64?, shown: ContinuousClock.Instant?, started: ContinuousClock.Instant)>((0, nil, nil, .now))
 
         init(name: String, total: UInt64, report: CopyReport) {
             self.name = TerminalSafeText.sanitized(name)
@@ -35,19 +37,21 @@ final class CopyReport: Sendable {
         }
 
         func update(_ done: UInt64) {
-            let (show, elapsed) = state.withLock { state -> (Bool, Duration) in
+            let (show, base, elapsed) = state.withLock { state -> (Bool, UInt64, Duration) in
                 state.done = done
+                let base = state.base ?? done
+                state.base = base
                 let now = ContinuousClock.now
-                guard state.shown.map({ now - $0 >= .milliseconds(200) }) ?? true else { return (false, .zero) }
+                guard state.shown.map({ now - $0 >= .milliseconds(200) }) ?? true else { return (false, base, .zero) }
                 state.shown = now
-                return (true, now - state.started)
+                return (true, base, now - state.started)
             }
-            if show { report.show(self, done: done, elapsed: elapsed, final: false) }
+            if show { report.show(self, done: done, moved: done - min(done, base), elapsed: elapsed, final: false) }
         }
 
         func done() {
-            let elapsed = state.withLock { ContinuousClock.now - $0.started }
-            report.show(self, done: total, elapsed: elapsed, final: true)
+            let (base, elapsed) = state.withLock { ($0.base ?? 0, ContinuousClock.now - $0.started) }
+            report.show(self, done: total, moved: total - min(total, base), elapsed: elapsed, final: true)
             report.totals.withLock {
                 $0.files += 1
                 $0.bytes += total
@@ -57,9 +61,10 @@ final class CopyReport: Sendable {
 
     func start(_ name: String, total: UInt64) -> Progress { Progress(name: name, total: total, report: self) }
 
-    fileprivate func show(_ progress: Progress, done: UInt64, elapsed: Duration, final: Bool) {
+    /// `moved`: what this run sent or received of `done` (less when it resumed a kept part).
+    fileprivate func show(_ progress: Progress, done: UInt64, moved: UInt64, elapsed: Duration, final: Bool) {
         let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        let rate = Double(done) / seconds
+        let rate = Double(moved) / seconds
         if final { TransferBoard.remove() } else {
             TransferBoard.post(.init(host: host, file: progress.name, done: done, total: progress.total, bytesPerSecond: Int(rate)))
         }
