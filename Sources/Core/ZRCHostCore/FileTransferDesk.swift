@@ -118,13 +118,15 @@ public struct FileTransferDesk: Sendable {
             guard case .download(let download) = requests[id], download.phase == .ending else { return [] }
             forget(id)
             return [.closeFile(requestID: id, outcome: .done)]
-        case .fileFailed(let id, _, _):
-            // The controller gave up (cancelled, or its side failed): the request ends quietly.
+        case .fileFailed(let id, let code, _):
+            // The controller gave up (cancelled, or its side failed): the request ends quietly. An
+            // upload's part stays for a resume unless the controller discarded it.
             guard let request = requests[id] else { return [] }
             forget(id)
             switch request {
             case .listing: return [.closeFile(requestID: id, outcome: .cancelled(keepPart: false))]
-            case .upload, .download: return [.closeFile(requestID: id, outcome: .cancelled(keepPart: true))]
+            case .upload: return [.closeFile(requestID: id, outcome: .cancelled(keepPart: code != .discarded))]
+            case .download: return [.closeFile(requestID: id, outcome: .cancelled(keepPart: true))]
             }
         case .hello, .ping, .pong, .close, .error, .pairRequest, .pairAccepted, .frameUpdate, .compactFrame, .frameAck, .cursorShape,
              .cursorPosition, .pictureRequest, .pictureMapping, .monitorLayout, .input, .stats, .linkStats, .clipboard, .clipboardRequest,

@@ -97,12 +97,12 @@ extension FileTransferClient {
                 switch await reading.value {
                 case .success(let next): block = next
                 case .failure(let error):
-                    await cancel(id, error.text)
+                    await cancel(id, error.text, keepPart: source.keepsPartWhenStopped)
                     throw FileTransferError(error)
                 }
                 taken = 0
                 guard !block.isEmpty else {
-                    await cancel(id, "the file ended early")
+                    await cancel(id, "the file ended early", keepPart: source.keepsPartWhenStopped)
                     throw FileTransferError(.local(.changed), "\(remote): the file ended before its \(source.size) bytes")
                 }
                 let after = offset + block.reduce(0) { $0 + UInt64($1.count) }
@@ -130,7 +130,7 @@ extension FileTransferClient {
         do throws(FileSystemError) {
             digest = try await source.finish()
         } catch {
-            await cancel(id, error.text)
+            await cancel(id, error.text, keepPart: source.keepsPartWhenStopped)
             throw FileTransferError(error)
         }
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
@@ -273,9 +273,11 @@ extension FileTransferClient {
         }
     }
 
-    private func cancel(_ id: UInt32, _ why: String) async {
+    /// Ends request `id` from this side; an upload's part stays on the host unless `keepPart` is
+    /// false (`discarded`).
+    private func cancel(_ id: UInt32, _ why: String, keepPart: Bool = true) async {
         requests[id] = nil
-        _ = await send(.fileFailed(requestID: id, code: .cancelled, text: why))
+        _ = await send(.fileFailed(requestID: id, code: keepPart ? .cancelled : .discarded, text: why))
     }
 
     private func refusal(_ terms: FileTerms, _ what: String) -> String {

@@ -16,6 +16,14 @@ public protocol UploadSource: Sendable {
     /// Everything was read: the whole file's digest.
     func finish() async throws(FileSystemError) -> [UInt8]
     func close() async
+    /// Whether the host should keep the part when this source stops partway (a read failed, it
+    /// ended early, its user cancelled it): true for a file that a later `--resume` can send
+    /// again, false for one that cannot come back (a browser's upload).
+    var keepsPartWhenStopped: Bool { get }
+}
+
+extension UploadSource {
+    public var keepsPartWhenStopped: Bool { true }
 }
 
 /// A local file the user named, read by an actor of its own (the file's descriptor and digest are

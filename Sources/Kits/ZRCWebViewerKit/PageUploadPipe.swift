@@ -11,6 +11,8 @@ actor PageUploadPipe: UploadSource {
     nonisolated let size: UInt64
     nonisolated let mode: UInt16 = 0o644
     nonisolated let modifiedMicros: Int64
+    /// A page never resumes an upload: one it cancels (or a tab that closes) leaves no part.
+    nonisolated let keepsPartWhenStopped = false
 
     /// Bytes the HTTP side may put ahead of the file client.
     static let maximumBuffered = 256 * 1024

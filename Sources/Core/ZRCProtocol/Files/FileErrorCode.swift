@@ -33,6 +33,9 @@ public struct FileErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
     public static let notRegularFile = FileErrorCode(rawValue: 15)
     /// The peer broke the transfer's rules (an offset out of order, data beyond the announced size).
     public static let protocolError = FileErrorCode(rawValue: 16)
+    /// The controller stopped an upload and wants no part kept (a browser's cancel: a page never
+    /// resumes); `cancelled` keeps it for a later resume.
+    public static let discarded = FileErrorCode(rawValue: 17)
 
     public var description: String {
         switch self {
@@ -52,6 +55,7 @@ public struct FileErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
         case .notDirectory: "not a directory"
         case .notRegularFile: "not a regular file"
         case .protocolError: "protocol error"
+        case .discarded: "cancelled, nothing kept"
         default: "error \(rawValue)"
         }
     }
