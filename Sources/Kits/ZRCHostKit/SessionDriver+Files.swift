@@ -86,26 +86,8 @@ extension SessionDriver {
         wake()
     }
 
-    /// Reads `chunks` (in the order planned) and sends them in one write, in `turn` (drawn from
-    /// `fileTurns` when they were planned). Without a connection the turn passes at once.
-    func sendFileData(_ chunks: [(id: UInt32, offset: UInt64, count: Int)], turn: UInt64, connection: SecureConnection?) async {
-        await waitForFileTurn(turn)
-        var failures: [(id: UInt32, error: FileSystemError)] = []
-        if let connection { await sendFileData(chunks, connection: connection, failures: &failures) }
-        fileTurns.finish()?.resume()
-        // After the turn: the failure's own actions may send, and would wait for a later one.
-        for failure in failures {
-            await perform(machine.fileFailed(failure.id, failure.error.code, failure.error.text, keepPart: false))
-        }
-    }
-
-    private func waitForFileTurn(_ turn: UInt64) async {
-        guard !fileTurns.isServing(turn) else { return }
-        await withCheckedContinuation { fileTurns.park(turn, $0) }
-    }
-
-    private func sendFileData(_ chunks: [(id: UInt32, offset: UInt64, count: Int)], connection: SecureConnection,
-                              failures: inout [(id: UInt32, error: FileSystemError)]) async {
+    /// Reads `chunks` (in the order planned) and sends them in one write.
+    func sendFileData(_ chunks: [(id: UInt32, offset: UInt64, count: Int)], connection: SecureConnection) async {
         var messages: [ZRCMessage] = []
         var sent: [(id: UInt32, end: UInt64, bytes: Int)] = []
         // One trip to a download's reader for each run of its chunks.
@@ -123,7 +105,7 @@ extension SessionDriver {
                     messages.append(.fileData(requestID: chunk.id, offset: chunk.offset, data: data))
                     sent.append((chunk.id, chunk.offset + UInt64(data.count), data.count + FileTransferDesk.chunkOverhead))
                 case .failure(let error):
-                    failures.append((chunk.id, error))
+                    await perform(machine.fileFailed(chunk.id, error.code, error.text, keepPart: false))
                 }
             }
         }
@@ -143,18 +125,12 @@ extension SessionDriver {
     /// Download chunks sealed into one buffer at most (about 100 KiB).
     static let chunksPerWrite = 6
 
-    /// Ends download `id` with its digest, in `turn`: after every chunk planned before it.
-    func endFile(_ id: UInt32, turn: UInt64, connection: SecureConnection?) async {
-        await waitForFileTurn(turn)
-        var failure: FileSystemError?
-        if let connection, let reader = downloads[id] {
-            switch await reader.finish() {
-            case .success(let digest): try? await connection.send(.fileEnd(requestID: id, digest: digest))
-            case .failure(let error): failure = error
-            }
+    func endFile(_ id: UInt32, connection: SecureConnection) async {
+        guard let reader = downloads[id] else { return }
+        switch await reader.finish() {
+        case .success(let digest): try? await connection.send(.fileEnd(requestID: id, digest: digest))
+        case .failure(let error): await perform(machine.fileFailed(id, error.code, error.text, keepPart: false))
         }
-        fileTurns.finish()?.resume()
-        if let failure { await perform(machine.fileFailed(id, failure.code, failure.text, keepPart: false)) }
     }
 
     /// The indicator hears of an arriving file when it starts, then about once a second.

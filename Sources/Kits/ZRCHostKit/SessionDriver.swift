@@ -27,9 +27,6 @@ actor SessionDriver {
     /// Uploads as the host's indicator shows them, and when it was last told.
     var arriving: [UInt32: (file: IndicatedSession.ArrivingFile, told: ContinuousClock.Instant)] = [:]
     var downloads: [UInt32: DownloadReader] = [:]
-    /// Download chunks leave in the order the machine planned them, though two calls of this
-    /// reentrant actor may interleave at an await (`sendFileData`).
-    var fileTurns = TicketTurns()
 
     init(flow: SessionFlow, policy: HostSessionMachine.Policy, logger: Logger) {
         self.flow = flow
@@ -140,21 +137,6 @@ actor SessionDriver {
     // MARK: Actions
 
     func perform(_ actions: [HostSessionAction]) async {
-        // Each run of download chunks and each file's end draws its turn now, before any await,
-        // so what was planned earlier (by this call or one before it) reaches the connection first.
-        var tickets: [UInt64] = []
-        for (index, action) in actions.enumerated() {
-            switch action {
-            case .sendFileData:
-                if index > 0, case .sendFileData = actions[index - 1] { continue }
-                tickets.append(fileTurns.draw())
-            case .endFile:
-                tickets.append(fileTurns.draw())
-            default:
-                continue
-            }
-        }
-        var runs = 0
         var index = 0
         while index < actions.count {
             // A run of download chunks goes in one write (one trip through the connection).
@@ -164,16 +146,10 @@ actor SessionDriver {
                 index += 1
             }
             if !chunks.isEmpty {
-                await sendFileData(chunks, turn: tickets[runs], connection: connection)
-                runs += 1
+                if let connection { await sendFileData(chunks, connection: connection) }
                 continue
             }
-            if case .endFile(let id) = actions[index] {
-                await endFile(id, turn: tickets[runs], connection: connection)
-                runs += 1
-            } else {
-                await perform(actions[index])
-            }
+            await perform(actions[index])
             index += 1
         }
     }
@@ -238,9 +214,9 @@ actor SessionDriver {
         case .commitFile(let id, let digest):
             uploads[id]?.send(.commit(digest: digest))
         case .sendFileData(let id, let offset, let count):
-            await sendFileData([(id, offset, count)], turn: fileTurns.draw(), connection: connection)
+            await sendFileData([(id, offset, count)], connection: connection)
         case .endFile(let id):
-            await endFile(id, turn: fileTurns.draw(), connection: connection)
+            await endFile(id, connection: connection)
         case .closeFile(let id, let outcome):
             await closeFile(id, outcome: outcome)
         }
