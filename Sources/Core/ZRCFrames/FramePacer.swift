@@ -67,6 +67,18 @@ public struct FramePacer: Sendable {
     /// acknowledgement.
     public var deliveryRate: Double? { rateSamples.best?.value }
 
+    /// The delivery rate if a sample came within the last `rateWindowMicros` (nil: none did).
+    /// The windowed maximum forgets old samples only when a new one comes, so after a stall
+    /// the one sample it took can stand for ever; a sender pacing by it could send too slowly to
+    /// ever deliver enough for another (`FillerPacing`).
+    public func recentDeliveryRate(now: UInt64) -> Double? {
+        guard let last = lastRateSampleMicros, now &- last <= Self.rateWindowMicros else { return nil }
+        return deliveryRate
+    }
+
+    /// When the last rate sample was taken, µs.
+    private var lastRateSampleMicros: UInt64?
+
     /// The path's round trip without queueing (windowed minimum), µs.
     public var minimumRoundTripMicros: UInt64? { roundTripSamples.best?.value }
 
@@ -166,7 +178,10 @@ public struct FramePacer: Sendable {
         if frame.alone, frame.bytes >= Self.minimumSampleBytes, let bare = minimumRoundTripMicros, roundTrip > bare + 1_000 {
             sample = max(sample ?? 0, Double(frame.bytes) * 1_000_000 / Double(roundTrip - bare))
         }
-        if let sample { rateSamples.add(sample, now: now) }
+        if let sample {
+            rateSamples.add(sample, now: now)
+            lastRateSampleMicros = now
+        }
         roundTripSamples.add(roundTrip, now: now)
         // Queueing: what this frame took beyond the bare round trip and its own transfer.
         if let rate = deliveryRate, let minimum = minimumRoundTripMicros {

@@ -27,7 +27,8 @@ final class CopyReport: Sendable {
         let total: UInt64
         private let report: CopyReport
         /// `base`: the first offset reported — where a resumed transfer started — so the rate
-        /// counts only the bytes this run moved.
+        /// counts only the bytes this run moved, from then (`started` moves there: checking a
+        /// kept part's digest took time that moved nothing).
         private let state = Mutex<(done: UInt64, base: UInt64?, shown: ContinuousClock.Instant?, started: ContinuousClock.Instant)>((0, nil, nil, .now))
 
         init(name: String, total: UInt64, report: CopyReport) {
@@ -39,9 +40,12 @@ final class CopyReport: Sendable {
         func update(_ done: UInt64) {
             let (show, base, elapsed) = state.withLock { state -> (Bool, UInt64, Duration) in
                 state.done = done
-                let base = state.base ?? done
-                state.base = base
                 let now = ContinuousClock.now
+                let base = state.base ?? done
+                if state.base == nil {
+                    state.base = base
+                    state.started = now
+                }
                 guard state.shown.map({ now - $0 >= .milliseconds(200) }) ?? true else { return (false, base, .zero) }
                 state.shown = now
                 return (true, base, now - state.started)

@@ -84,11 +84,16 @@ extension FileTransferClient {
             let next = taken < block.count ? block[taken].count : Int(min(UInt64(chunkLimit), source.size - offset))
             let wire = next + Self.chunkOverhead
             try await waitForRoom(id, bytes: wire)
-            let departure = pacing.departure(bytes: wire, rate: pacer.deliveryRate, now: WireClock.monotonicMicros())
+            let departure = pacing.departure(bytes: wire, rate: pacingRate, now: WireClock.monotonicMicros())
             if departure > WireClock.monotonicMicros() {
                 // A slow path: the chunk waits for its time, then for room again (another
                 // transfer may have taken it meanwhile).
                 await Self.sleep(untilMicros: departure)
+                // A cancelled task's sleep returns at once: it must not spin here until the time.
+                if Task.isCancelled {
+                    await cancel(id, "cancelled", keepPart: source.keepsPartWhenStopped)
+                    throw FileTransferError(.cancelled, "cancelled")
+                }
                 continue
             }
             if taken == block.count {
@@ -116,7 +121,7 @@ extension FileTransferClient {
                 let end = offset + UInt64(data.count)
                 let now = WireClock.monotonicMicros()
                 fillers.sent(request: id, end: end, bytes: data.count + Self.chunkOverhead, pacer: &pacer, now: now)
-                pacing.sent(bytes: data.count + Self.chunkOverhead, rate: pacer.deliveryRate, now: now)
+                pacing.sent(bytes: data.count + Self.chunkOverhead, rate: pacingRate, now: now)
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
             } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom >= block[taken].count + Self.chunkOverhead
@@ -172,15 +177,20 @@ extension FileTransferClient {
     /// A chunk's bytes on the wire beyond its data: the message's fields, a record's header and tag.
     static let chunkOverhead = 48
 
+    /// The rate uploads are paced by: the path's, while samples of it keep coming. Without recent
+    /// ones (after a stall, a last sample can be far below the path) chunks go unpaced, as
+    /// the window lets them, until the acknowledgements measure the path again.
+    private var pacingRate: Double? { pacer.recentDeliveryRate(now: WireClock.monotonicMicros()) }
+
     /// Data bytes per chunk for the next block read: smaller on a paced path.
     private func chunkBytes(limit: Int) -> Int {
-        FillerPacing.chunkBytes(limit: limit, rate: pacer.deliveryRate)
+        FillerPacing.chunkBytes(limit: limit, rate: pacingRate)
     }
 
     /// Whether a chunk of `bytes` (on the wire) may leave now as far as pacing goes.
     private func isDue(bytes: Int) -> Bool {
         let now = WireClock.monotonicMicros()
-        return pacing.departure(bytes: bytes, rate: pacer.deliveryRate, now: now) <= now
+        return pacing.departure(bytes: bytes, rate: pacingRate, now: now) <= now
     }
 
     /// Waits until the path has room for another chunk (or the request ended: then throws).

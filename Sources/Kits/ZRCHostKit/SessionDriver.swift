@@ -140,6 +140,9 @@ actor SessionDriver {
         var index = 0
         while index < actions.count {
             // A run of download chunks goes in one write (one trip through the connection).
+            // Chunks and a file's end come only from `machine.tick`, which only the run loop calls,
+            // each tick's actions performed before the next: though this actor is reentrant, no
+            // two calls carrying a download's data ever interleave, so they leave in file order.
             var chunks: [(id: UInt32, offset: UInt64, count: Int)] = []
             while index < actions.count, case .sendFileData(let id, let offset, let count) = actions[index] {
                 chunks.append((id, offset, count))
