@@ -67,6 +67,8 @@ extension FileTransferClient {
         }
         progress(ready.offset)
         var offset = ready.offset
+        // Whether the host keeps the part if this upload stops partway (`cancel`).
+        let keepPart = source.keepsPartWhenStopped
         // The receiver's largest chunk, or smaller on a slow path (chosen as each block is read).
         let chunkLimit = Int(terms.maxChunkBytes)
         // Read in blocks of chunks: one trip to the source per block, not per chunk. The next
@@ -84,14 +86,13 @@ extension FileTransferClient {
             let next = taken < block.count ? block[taken].count : Int(min(UInt64(chunkLimit), source.size - offset))
             let wire = next + Self.chunkOverhead
             try await waitForRoom(id, bytes: wire)
-            let departure = pacing.departure(bytes: wire, rate: pacingRate, now: WireClock.monotonicMicros())
-            if departure > WireClock.monotonicMicros() {
+            if let departure = pacedDeparture(bytes: wire) {
                 // A slow path: the chunk waits for its time, then for room again (another
                 // transfer may have taken it meanwhile).
                 await Self.sleep(untilMicros: departure)
                 // A cancelled task's sleep returns at once: it must not spin here until the time.
                 if Task.isCancelled {
-                    await cancel(id, "cancelled", keepPart: source.keepsPartWhenStopped)
+                    await cancel(id, "cancelled", keepPart: keepPart)
                     throw FileTransferError(.cancelled, "cancelled")
                 }
                 continue
@@ -102,12 +103,12 @@ extension FileTransferClient {
                 switch await reading.value {
                 case .success(let next): block = next
                 case .failure(let error):
-                    await cancel(id, error.text, keepPart: source.keepsPartWhenStopped)
+                    await cancel(id, error.text, keepPart: keepPart)
                     throw FileTransferError(error)
                 }
                 taken = 0
                 guard !block.isEmpty else {
-                    await cancel(id, "the file ended early", keepPart: source.keepsPartWhenStopped)
+                    await cancel(id, "the file ended early", keepPart: keepPart)
                     throw FileTransferError(.local(.changed), "\(remote): the file ended before its \(source.size) bytes")
                 }
                 let after = offset + block.reduce(0) { $0 + UInt64($1.count) }
@@ -125,7 +126,7 @@ extension FileTransferClient {
                 batch.append(.fileData(requestID: id, offset: offset, data: data))
                 offset = end
             } while taken < block.count && batch.count < Self.chunksPerWrite && pacer.fillerRoom >= block[taken].count + Self.chunkOverhead
-                && rateLimit == nil && isDue(bytes: block[taken].count + Self.chunkOverhead)
+                && rateLimit == nil && pacedDeparture(bytes: block[taken].count + Self.chunkOverhead) == nil
             guard await sendAll(batch) else {
                 lost(id)
                 throw ended ?? FileTransferError(.connectionLost, "the session ended")
@@ -135,7 +136,7 @@ extension FileTransferClient {
         do throws(FileSystemError) {
             digest = try await source.finish()
         } catch {
-            await cancel(id, error.text, keepPart: source.keepsPartWhenStopped)
+            await cancel(id, error.text, keepPart: keepPart)
             throw FileTransferError(error)
         }
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
@@ -187,10 +188,11 @@ extension FileTransferClient {
         FillerPacing.chunkBytes(limit: limit, rate: pacingRate)
     }
 
-    /// Whether a chunk of `bytes` (on the wire) may leave now as far as pacing goes.
-    private func isDue(bytes: Int) -> Bool {
+    /// When a chunk of `bytes` (on the wire) may leave, if pacing holds it (nil: now).
+    private func pacedDeparture(bytes: Int) -> UInt64? {
         let now = WireClock.monotonicMicros()
-        return pacing.departure(bytes: bytes, rate: pacingRate, now: now) <= now
+        let departure = pacing.departure(bytes: bytes, rate: pacingRate, now: now)
+        return departure > now ? departure : nil
     }
 
     /// Waits until the path has room for another chunk (or the request ended: then throws).

@@ -14,6 +14,11 @@ public actor FileTransferClient {
     private var termsWaiters: [CheckedContinuation<FileTerms, any Error>] = []
     private var nextID: UInt32 = 1
     var requests: [UInt32: Request] = [:]
+    /// The path as the uploads see it. Its smallest window for file data (64 KiB) suits uploads
+    /// as it is: on the dsl laboratory path (10 Mbit/s, 40 ms) while the screen scrolls, paced
+    /// 8 KiB chunks (`FillerPacing`) use 92–93 % of the link with it and add nothing measurable
+    /// to a click's p95; 56 KiB used 84 %. Unpaced 16 KiB chunks needed 80 KiB for 93 %, and their
+    /// bursts put a click's p95 10 ms later (`zrc-bench files-lab`).
     var pacer = FramePacer()
     /// Upload chunks in flight, as the pacer's fillers.
     var fillers = FillerLedger()
@@ -64,12 +69,6 @@ public actor FileTransferClient {
     init(send: @escaping @Sendable ([ZRCMessage]) async -> Bool) {
         self.sendAll = send
     }
-
-    // The pacer's smallest window for file data (64 KiB) suits uploads as it is: on the dsl
-    // laboratory path (10 Mbit/s, 40 ms) while the screen scrolls, paced 8 KiB chunks
-    // (`FillerPacing`) use 92–93 % of the link with it and add nothing measurable to a click's
-    // p95; 56 KiB used 84 %. Unpaced 16 KiB chunks needed 80 KiB for 93 %, and their bursts put
-    // a click's p95 10 ms later (`zrc-bench files-lab`).
 
     /// Sends one message (false: the session is gone).
     func send(_ message: ZRCMessage) async -> Bool { await sendAll([message]) }
