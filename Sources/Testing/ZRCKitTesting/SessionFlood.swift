@@ -7,8 +7,8 @@ public import ZRCProtocol
 /// writes pings and key events as fast as the socket takes them (in bounded batches) and never
 /// reads again. Used by the hostile-peer tests and by `zrc-bench flood`.
 public enum SessionFlood {
-    /// Floods for `duration` (or until the host closes the connection); returns the number of
-    /// messages written.
+    /// Floods for `duration` (or until the host closes the connection, or the task is cancelled);
+    /// returns the number of messages written.
     public static func run(host: HostPort, identity: NoiseKeyPair, hostKey: NoisePublicKey, crypto: any NoiseCrypto,
                            duration: Duration) async throws -> Int {
         let channel = try await TCPEndpoint.connect(host: host.host, port: Int(host.port), timeout: .seconds(5))
@@ -18,7 +18,7 @@ public enum SessionFlood {
                                                         agent: "flooder", capabilities: [], inbound: &iterator, outbound: outbound)
             var sent = 0
             let end = ContinuousClock.now + duration
-            while ContinuousClock.now < end {
+            while ContinuousClock.now < end, !Task.isCancelled {
                 var batch: [UInt8] = []
                 for index in 0..<64 {
                     let message: ZRCMessage = index % 2 == 0
@@ -33,7 +33,7 @@ public enum SessionFlood {
                     break  // the host closed the connection
                 }
                 sent += 64
-                try await Task.sleep(for: .milliseconds(1))
+                try? await Task.sleep(for: .milliseconds(1))
             }
             return sent
         }
