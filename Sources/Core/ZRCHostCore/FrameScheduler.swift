@@ -107,6 +107,10 @@ public struct FrameScheduler: Sendable {
     /// Whether the pointer has a shape on the controller, and when it last moved.
     private var pointerShown = false
     private var pointerMovedMicros: UInt64 = 0
+    /// When the pointer was last looked at, and whether input came since: each step of a busy
+    /// session (a download wakes one for every acknowledgement) must not cost an X round trip.
+    private var pointerLookedMicros: UInt64?
+    private var inputSincePointerLook = false
     private var monitorsReadMicros: UInt64?
     /// What the controller last asked to see; nil: the whole screen at full resolution.
     public private(set) var pictureRequest: PictureRequest?
@@ -128,6 +132,9 @@ public struct FrameScheduler: Sendable {
     public static let longPathTransferMicros = 25_000.0
     /// While frames are in flight the driver looks at acknowledgements and the pointer this often.
     public static let inFlightGlanceMicros: UInt64 = 16_000
+    /// Without new input the pointer is looked at no more often than this: under a 60 Hz frame,
+    /// with room for the wake-up timer's lateness.
+    public static let pointerLookMicros: UInt64 = 12_000
 
     public init(settings: Settings) {
         self.settings = settings
@@ -163,6 +170,7 @@ public struct FrameScheduler: Sendable {
     /// The controller's input, injected: the next update starts where it went, and one that
     /// usually gets an answer on screen earns an input credit.
     public mutating func noteInput(_ event: InputEvent, now: UInt64) {
+        inputSincePointerLook = true
         switch event {
         case .pointerMove(let x, let y), .button(_, _, let x, let y), .scroll(_, _, let x, let y):
             lastInput = (Point(x: Int(x), y: Int(y)), now)
@@ -215,7 +223,11 @@ public struct FrameScheduler: Sendable {
     /// The work due at `now`: follow the pointer, read the monitors, probe the round trip, capture.
     public mutating func tick(now: UInt64, stream: StreamStatus) -> [HostSessionAction] {
         var actions: [HostSessionAction] = []
-        if settings.followsPointer { actions.append(.followPointer) }
+        if settings.followsPointer, inputSincePointerLook || pointerLookedMicros.map({ now &- $0 >= Self.pointerLookMicros }) ?? true {
+            pointerLookedMicros = now
+            inputSincePointerLook = false
+            actions.append(.followPointer)
+        }
         if settings.followsMonitors, monitorsReadMicros.map({ now &- $0 >= 1_000_000 }) ?? true {
             monitorsReadMicros = now
             actions.append(.readMonitors)

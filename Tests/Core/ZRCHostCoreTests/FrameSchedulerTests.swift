@@ -189,6 +189,19 @@ import ZRCTestSupport
         #expect(scheduler.nextWake(now: Self.ms(2100), stream: .init()) == .screen(untilMicros: Self.ms(2150)))
     }
 
+    /// A download wakes the driver for every acknowledgement: each wake must not look at the
+    /// pointer (an X round trip), but input is answered by a look at once.
+    @Test func thePointerIsLookedAtOncePerFrameTimeUnlessInputCame() {
+        var scheduler = Self.scheduler(pointer: true)
+        let looks = [0, 1, 5, 11, 12, 13].map { at in
+            scheduler.tick(now: Self.ms(at), stream: .init()).contains(.followPointer)
+        }
+        #expect(looks == [true, false, false, false, true, false])
+        scheduler.noteInput(.pointerMove(x: 5, y: 5), now: Self.ms(14))
+        #expect(scheduler.tick(now: Self.ms(14), stream: .init()).contains(.followPointer), "input: looked at once")
+        #expect(!scheduler.tick(now: Self.ms(15), stream: .init()).contains(.followPointer))
+    }
+
     @Test func monitorsAreReadOnceASecond() {
         var scheduler = Self.scheduler(monitors: true)
         let reads = [0, 500, 999, 1000, 1500, 2001].map { at in
