@@ -60,31 +60,38 @@ struct FilesCommand: AsyncParsableCommand {
         let controller = try await Self.controller(host: host, directory: work.appendingPathComponent("controller"))
         defer { controller.stop() }
         var up = Samples(), down = Samples(), crypto = Samples(), disk = Samples()
-        /// Each transfer's rate over the lower floor measured just before it: this shared
-        /// machine's speed drifts by a fifth within a run, and a ratio between moments apart
-        /// measured the drift as much as the transfer.
+        /// Each transfer's rate over the lower floor measured around it: this shared machine's
+        /// speed drifts by a fifth within a run, so the crypto floor is measured just before and
+        /// just after each transfer and their mean taken (one measurement between two transfers
+        /// serves both); a ratio between moments apart measured the drift as much as the transfer.
         var ratio = (up: Samples(), down: Samples())
         var cost = (up: TransferCost(), down: TransferCost())
         if direction == .download { try FileManager.default.copyItem(at: source, to: root.appendingPathComponent("bench.bin")) }
+        var cryptoBefore = try Self.sealOpenHash(bytes: size)
+        crypto.add(value: cryptoBefore)
         for _ in 0..<repetitions {
-            let cryptoNow = try Self.sealOpenHash(bytes: size)
             let diskNow = try Self.writeAndSync(root.appendingPathComponent("floor.bin"), bytes: size)
-            crypto.add(value: cryptoNow)
             disk.add(value: diskNow)
             if direction != .download {
                 let before = try await TransferCost.reading(host, controller)
                 let (upSeconds, _) = try await Self.ask(controller, "upload \(source.path) bench.bin", answer: "uploaded")
-                up.add(value: Double(size) / upSeconds / 1e6)
-                ratio.up.add(value: Double(size) / upSeconds / 1e6 / min(cryptoNow, diskNow))
                 try await cost.up.add(since: before, host, controller, bytes: size)
+                let cryptoAfter = try Self.sealOpenHash(bytes: size)
+                crypto.add(value: cryptoAfter)
+                up.add(value: Double(size) / upSeconds / 1e6)
+                ratio.up.add(value: Double(size) / upSeconds / 1e6 / min((cryptoBefore + cryptoAfter) / 2, diskNow))
+                cryptoBefore = cryptoAfter
             }
             guard direction != .upload else { continue }
             let before = try await TransferCost.reading(host, controller)
             let (downSeconds, _) = try await Self.ask(controller, "download bench.bin \(work.appendingPathComponent("down").path) bench.bin \(size)",
                                                       answer: "downloaded")
-            down.add(value: Double(size) / downSeconds / 1e6)
-            ratio.down.add(value: Double(size) / downSeconds / 1e6 / min(cryptoNow, diskNow))
             try await cost.down.add(since: before, host, controller, bytes: size)
+            let cryptoAfter = try Self.sealOpenHash(bytes: size)
+            crypto.add(value: cryptoAfter)
+            down.add(value: Double(size) / downSeconds / 1e6)
+            ratio.down.add(value: Double(size) / downSeconds / 1e6 / min((cryptoBefore + cryptoAfter) / 2, diskNow))
+            cryptoBefore = cryptoAfter
         }
         let identical = (direction == .download || Self.identical(source, root.appendingPathComponent("bench.bin")))
             && (direction == .upload || Self.identical(source, work.appendingPathComponent("down/bench.bin")))
@@ -98,7 +105,7 @@ struct FilesCommand: AsyncParsableCommand {
                 + String(format: "%.2f × the lower floor (target ≥ 0.80; each ratio %.2f … %.2f)",
                          ratios.percentile(0.5), ratios.percentile(0), ratios.percentile(1)))
         }
-        print("  (each transfer over the lower floor measured just before it, median of the \(repetitions))")
+        print("  (each transfer over the lower floor, the crypto floor the mean of its runs just before and just after it; median of the \(repetitions))")
         print("  bit-identical: \(identical ? "yes" : "NO")")
         for (name, samples) in [("upload", cost.up), ("download", cost.down)] where !samples.host.isEmpty {
             print(String(format: "  CPU per MB, %@: host %.2f ms, controller %.2f ms (medians; the crypto floor is %.2f ms for seal, open and hash)",
