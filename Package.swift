@@ -200,7 +200,7 @@ let package = Package(
         .testTarget(name: "ZRCViewerTests", dependencies: ["ZRCViewer", "ZRCViewerKit", "ZRCControllerKit", "ZRCNetworking", "ZRCFrames", "ZRCProtocol", "ZRCTestSupport", propertyBased]),
         .testTarget(name: "ZRCWebViewerTests", dependencies: ["ZRCWebViewer", "ZRCWebPage", "ZRCWebViewerKit", "ZRCWebTesting", "ZRCViewer", "ZRCProtocol",
                                                              "ZRCFrames", "ZRCTestSupport", logging, propertyBased]),
-        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCXTestSupport", "ZRCWebTesting"]),
+        .testTarget(name: "ZRCEndToEndTests", dependencies: ["ZRCTestSupport", "ZRCXTestSupport", "ZRCWebTesting"]),
         // Parse-only tests of both programs' arguments (nothing runs: no network, keyring or X) and
         // their help pinned in Fixtures/ (ZRC_UPDATE_HELP=1 rewrites it).
         .testTarget(name: "ZRCCommandTests",

@@ -15,7 +15,7 @@ public struct FrameScheduler: Sendable {
         public var splitsLargeUpdates: Bool
         /// Whether the controller gets `linkStats` (the host's listing always does).
         public var sendsLinkStats: Bool
-        /// Whether the pointer travels as shape and position (`cursorShape`): followed every step.
+        /// Whether the pointer travels as shape and position (`cursorShape`): followed (`PointerWatch` says when).
         public var followsPointer: Bool
         /// Whether the monitor layout is sent (`monitors`): read once a second.
         public var followsMonitors: Bool
@@ -104,13 +104,7 @@ public struct FrameScheduler: Sendable {
     private var lastInput: (point: Point, micros: UInt64)?
     /// A change seen (or a picture asked for) that still has to be captured. The first picture is owed.
     private var changeOwed = true
-    /// Whether the pointer has a shape on the controller, and when it last moved.
-    private var pointerShown = false
-    private var pointerMovedMicros: UInt64 = 0
-    /// When the pointer was last looked at, and whether input came since: each step of a busy
-    /// session (a download wakes one for every acknowledgement) must not cost an X round trip.
-    private var pointerLookedMicros: UInt64?
-    private var inputSincePointerLook = false
+    private var pointer = PointerWatch()
     private var monitorsReadMicros: UInt64?
     /// What the controller last asked to see; nil: the whole screen at full resolution.
     public private(set) var pictureRequest: PictureRequest?
@@ -132,9 +126,6 @@ public struct FrameScheduler: Sendable {
     public static let longPathTransferMicros = 25_000.0
     /// While frames are in flight the driver looks at acknowledgements and the pointer this often.
     public static let inFlightGlanceMicros: UInt64 = 16_000
-    /// Without new input the pointer is looked at no more often than this: under a 60 Hz frame,
-    /// with room for the wake-up timer's lateness.
-    public static let pointerLookMicros: UInt64 = 12_000
 
     public init(settings: Settings) {
         self.settings = settings
@@ -156,8 +147,7 @@ public struct FrameScheduler: Sendable {
 
     /// The pointer was looked at: whether its shape is on the controller, and whether it moved.
     public mutating func pointerFollowed(shown: Bool, moved: Bool, now: UInt64) {
-        pointerShown = pointerShown || shown
-        if moved { pointerMovedMicros = now }
+        pointer.followed(shown: shown, moved: moved, now: now)
     }
 
     /// A round trip measured by a keepalive or probe ping.
@@ -170,7 +160,7 @@ public struct FrameScheduler: Sendable {
     /// The controller's input, injected: the next update starts where it went, and one that
     /// usually gets an answer on screen earns an input credit.
     public mutating func noteInput(_ event: InputEvent, now: UInt64) {
-        inputSincePointerLook = true
+        pointer.inputCame()
         switch event {
         case .pointerMove(let x, let y), .button(_, _, let x, let y), .scroll(_, _, let x, let y):
             lastInput = (Point(x: Int(x), y: Int(y)), now)
@@ -223,11 +213,7 @@ public struct FrameScheduler: Sendable {
     /// The work due at `now`: follow the pointer, read the monitors, probe the round trip, capture.
     public mutating func tick(now: UInt64, stream: StreamStatus) -> [HostSessionAction] {
         var actions: [HostSessionAction] = []
-        if settings.followsPointer, inputSincePointerLook || pointerLookedMicros.map({ now &- $0 >= Self.pointerLookMicros }) ?? true {
-            pointerLookedMicros = now
-            inputSincePointerLook = false
-            actions.append(.followPointer)
-        }
+        if settings.followsPointer, pointer.looks(now: now) { actions.append(.followPointer) }
         if settings.followsMonitors, monitorsReadMicros.map({ now &- $0 >= 1_000_000 }) ?? true {
             monitorsReadMicros = now
             actions.append(.readMonitors)
@@ -262,11 +248,8 @@ public struct FrameScheduler: Sendable {
             return .events(untilMicros: deadline, thenGlanceAtScreen: true)
         }
         if changeOwed { return .screen(untilMicros: now) }
-        // Pointer motion is not screen damage: look at the pointer often enough to follow it —
-        // every frame while it moves, more calmly once it has rested for a while.
-        if pointerShown {
-            return .screen(untilMicros: now &+ (now &- pointerMovedMicros < 2_000_000 ? 16_000 : 50_000))
-        }
+        // Pointer motion is not screen damage: look at the pointer often enough to follow it.
+        if let look = pointer.nextLookMicros(now: now) { return .screen(untilMicros: look) }
         if let due = stream.refinementDueMicros { return .screen(untilMicros: max(due, now)) }
         return .screen(untilMicros: now &+ 1_000_000)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZRCTestSupport
 import ZRCXTestSupport
 import ZRCWebTesting
 
@@ -129,11 +130,10 @@ import ZRCWebTesting
             #expect(!FileManager.default.fileExists(atPath: uploads.appendingPathComponent("huge.bin").path))
             // A page never resumes: the host removes the cancelled upload's part (the writer does
             // it in its own task, so wait for it, with a generous deadline).
-            let deadline = ContinuousClock.now + .seconds(60)
             var parts = try Self.parts(in: uploads)
-            while !parts.isEmpty, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            _ = try await pollUntil("the cancelled upload's part to go", within: .seconds(60)) {
                 parts = try Self.parts(in: uploads)
+                return parts.isEmpty
             }
             #expect(parts.isEmpty, "parts left: \(parts)")
         } catch {
