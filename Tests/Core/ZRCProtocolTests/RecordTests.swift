@@ -68,6 +68,23 @@ import Testing
             == .unknownRecordType)
     }
 
+    /// A record begun in one read is completed from the next, which is then cut directly: a bad
+    /// header split across reads fails as soon as its fifth byte is in, whatever follows it, and
+    /// a collection without contiguous storage takes the buffered way with the same result.
+    @Test(arguments: [1, 2, 4]) func aHeaderSplitAcrossReadsIsCheckedWhenWhole(firstPart: Int) throws {
+        let good = Record(type: .transport, body: [7, 8, 9]).encode()
+        let bad: [UInt8] = [0x09, 0, 0, 0, 3, 1, 2, 3]
+        var decoder = RecordDecoder()
+        #expect(try decoder.feed(good + bad.prefix(firstPart)).map(\.body) == [[7, 8, 9]])
+        #expect(errorKind { () throws(WireError) in try decoder.feed(bad.dropFirst(firstPart) + good) } == .unknownRecordType)
+
+        var split = RecordDecoder()
+        #expect(try split.feed(good.prefix(firstPart)) == [])
+        #expect(try split.feed((good.dropFirst(firstPart) + good + good.prefix(firstPart)).lazy.map { $0 }).count == 2)
+        #expect(try split.feed(good.dropFirst(firstPart)).map(\.body) == [[7, 8, 9]])
+        #expect(split.bufferedByteCount == 0)
+    }
+
     @Test func recordsSurviveAnyChunking() async {
         let bodies = Generator<[[UInt8]], Shrink.None<[[UInt8]]>> { rng in
             (0..<Int.random(in: 1...10, using: &rng)).map { _ in

@@ -24,9 +24,26 @@ public struct RecordDecoder: Sendable {
     /// Appends `bytes` and returns every record completed by them, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) throws(WireError) -> [Record] {
         if let failure { throw failure }
-        if buffer.isEmpty, let records = try feedDirectly(bytes) { return records }
-        buffer.append(contentsOf: bytes)
         var records: [Record] = []
+        var rest = bytes[...]
+        // A record begun in an earlier read takes only the bytes it lacks; the rest of this read is
+        // cut straight from it (reads rarely end on a record's edge, and buffering the whole read
+        // behind the waiting record would copy every body once more).
+        while bufferedByteCount > 0, !rest.isEmpty {
+            let lacking: Int
+            do {
+                lacking = try lackingBytes()
+            } catch {
+                fail(error)
+                throw error
+            }
+            let piece = rest.prefix(lacking)
+            buffer.append(contentsOf: piece)
+            rest = rest[piece.endIndex...]
+            if let completed = try completeBuffered() { records.append(completed) }
+        }
+        if buffer.isEmpty, let direct = try feedDirectly(rest) { return records + direct }
+        buffer.append(contentsOf: rest)
         do {
             while let (record, length) = try Self.decodeRecord(from: buffer[readIndex...]) {
                 records.append(record)
@@ -69,6 +86,33 @@ public struct RecordDecoder: Sendable {
             throw failed
         }
         return contiguous == nil ? nil : records
+    }
+
+    /// Bytes the buffered record lacks before it can be cut: the rest of its header, else the rest
+    /// of its body (a bad header fails here, as soon as it is complete).
+    private func lackingBytes() throws(WireError) -> Int {
+        let buffered = buffer.count - readIndex
+        guard buffered >= Record.headerLength else { return Record.headerLength - buffered }
+        var length: UInt32 = 0
+        for byte in buffer[(readIndex + 1)..<(readIndex + Record.headerLength)] { length = length << 8 | UInt32(byte) }
+        let (_, bodyLength) = try Record.parseHeader(typeByte: buffer[readIndex], length: length)
+        return Record.headerLength + bodyLength - buffered
+    }
+
+    /// The buffered record once it is whole (the buffer is then empty), else nil.
+    private mutating func completeBuffered() throws(WireError) -> Record? {
+        let decoded: (record: Record, consumed: Int)?
+        do {
+            decoded = try Self.decodeRecord(from: buffer[readIndex...])
+        } catch {
+            fail(error)
+            throw error
+        }
+        guard let decoded else { return nil }
+        // Only the bytes the record lacked were added: it ends where the buffer does.
+        buffer.removeAll(keepingCapacity: true)
+        readIndex = 0
+        return decoded.record
     }
 
     private mutating func fail(_ error: WireError) {
