@@ -249,7 +249,7 @@ public struct FrameScheduler: Sendable {
         }
         if changeOwed { return .screen(untilMicros: now) }
         // Pointer motion is not screen damage: look at the pointer often enough to follow it.
-        if let look = pointer.nextLookMicros(now: now) { return .screen(untilMicros: look) }
+        if settings.followsPointer, let look = pointer.nextLookMicros(now: now) { return .screen(untilMicros: look) }
         if let due = stream.refinementDueMicros { return .screen(untilMicros: max(due, now)) }
         return .screen(untilMicros: now &+ 1_000_000)
     }

@@ -30,9 +30,13 @@ struct PointerWatch: Sendable {
     }
 
     /// When to look again if nothing else wakes the driver: every frame while the pointer moves,
-    /// more calmly once it has rested for a while (nil: it has no shape on the controller).
+    /// more calmly once it has rested for a while (nil: it has no shape on the controller). Counted
+    /// from the last look, not from this step: a step just short of `lookMicros` after a look
+    /// skips it, and the next look must not then wait a whole interval more (up to 28 ms).
     func nextLookMicros(now: UInt64) -> UInt64? {
         guard shown else { return nil }
-        return now &+ (now &- movedMicros < 2_000_000 ? 16_000 : 50_000)
+        let interval: UInt64 = now &- movedMicros < 2_000_000 ? 16_000 : 50_000
+        guard let lookedMicros, lookedMicros &+ interval > now else { return now }
+        return lookedMicros &+ interval
     }
 }

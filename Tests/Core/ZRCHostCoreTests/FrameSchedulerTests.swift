@@ -185,8 +185,16 @@ import ZRCTestSupport
         var scheduler = Self.scheduler(pointer: true)
         #expect(scheduler.tick(now: 0, stream: .init()).first == .followPointer)
         scheduler.pointerFollowed(shown: true, moved: true, now: 0)
+        // Counted from the last look: a step at 11 ms (which skips the look) waits only until 16 ms.
+        #expect(!scheduler.tick(now: Self.ms(11), stream: .init()).contains(.followPointer))
+        #expect(scheduler.nextWake(now: Self.ms(11), stream: .init()) == .screen(untilMicros: Self.ms(16)))
+        #expect(scheduler.nextWake(now: Self.ms(30), stream: .init()) == .screen(untilMicros: Self.ms(30)), "overdue: at once")
+        #expect(scheduler.tick(now: Self.ms(100), stream: .init()).contains(.followPointer))
+        scheduler.pointerFollowed(shown: true, moved: false, now: Self.ms(100))
         #expect(scheduler.nextWake(now: Self.ms(100), stream: .init()) == .screen(untilMicros: Self.ms(116)))
-        #expect(scheduler.nextWake(now: Self.ms(2100), stream: .init()) == .screen(untilMicros: Self.ms(2150)))
+        #expect(scheduler.tick(now: Self.ms(2100), stream: .init()).contains(.followPointer))
+        scheduler.pointerFollowed(shown: true, moved: false, now: Self.ms(2100))
+        #expect(scheduler.nextWake(now: Self.ms(2100), stream: .init()) == .screen(untilMicros: Self.ms(2150)), "at rest: calmly")
     }
 
     /// A download wakes the driver for every acknowledgement: each wake must not look at the
