@@ -56,6 +56,12 @@ public struct FileTransferDesk: Sendable {
     /// Upload bytes handed to the driver and not yet reported written, over all uploads.
     private var unwritten = 0
     private var staleFillers: [UInt64] = []
+    /// Spreads the chunks over time on a slow path (all downloads share it), as the controller
+    /// does for uploads: a burst freed by one acknowledgement would sit in the path ahead of the
+    /// answer to the next click.
+    private var pacing = FillerPacing()
+    /// When pacing lets the next chunk leave, if it held one back in the last plan (µs).
+    public private(set) var pacedUntilMicros: UInt64?
 
     public init(policy: Policy) {
         self.policy = policy
@@ -63,6 +69,12 @@ public struct FileTransferDesk: Sendable {
 
     /// Estimated wire bytes of a chunk message beyond its data (type, fields, record and tag).
     public static let chunkOverhead = 48
+
+    /// The least window for download chunks on a paced path, where they are small: more than a
+    /// controller that acknowledges every 32 KiB (the spec's least) needs never to stall, less
+    /// than the 64 KiB kept elsewhere. At dsl (10 Mbit/s, 40 ms) the path holds about 50 KB, and
+    /// the 14 KB a 64 KiB window kept beyond it waited in the link ahead of every click's answer.
+    public static let pacedMinimumWindow = 48 * 1024
 
     // MARK: The controller's messages
 
@@ -236,11 +248,14 @@ public struct FileTransferDesk: Sendable {
     // MARK: Time
 
     /// The chunks that may go now, in turn, while the path has room (`room` bytes) — none while
-    /// frames or input's answer wait (`fillersWait`).
-    public mutating func plan(room: Int, fillersWait: Bool) -> [HostSessionAction] {
+    /// frames or input's answer wait (`fillersWait`). On a path slow enough to pace (`rate`, the
+    /// path's recent delivery rate in bytes per second: `FillerPacing`) chunks are smaller and
+    /// leave at its pace; `pacedUntilMicros` then says when the next may.
+    public mutating func plan(room: Int, fillersWait: Bool, rate: Double?, now: UInt64) -> [HostSessionAction] {
         var actions: [HostSessionAction] = []
         var room = fillersWait ? 0 : room
-        let chunk = Int(policy.terms.maxChunkBytes)
+        let chunk = FillerPacing.chunkBytes(limit: Int(policy.terms.maxChunkBytes), rate: rate)
+        pacedUntilMicros = nil
         var index = 0
         var idle = 0
         while !turns.isEmpty, idle < turns.count {
@@ -259,6 +274,12 @@ public struct FileTransferDesk: Sendable {
             }
             guard room >= chunk / 2 || room > 0 && actions.isEmpty else { break }
             let count = Int(min(UInt64(chunk), download.size - download.next))
+            let departure = pacing.departure(bytes: count + Self.chunkOverhead, rate: rate, now: now)
+            guard departure <= now else {
+                pacedUntilMicros = departure
+                break
+            }
+            pacing.sent(bytes: count + Self.chunkOverhead, rate: rate, now: now)
             actions.append(.sendFileData(requestID: id, offset: download.next, count: count))
             download.next += UInt64(count)
             requests[id] = .download(download)

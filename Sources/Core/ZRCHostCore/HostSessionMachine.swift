@@ -264,7 +264,11 @@ public struct HostSessionMachine: Sendable {
         case .established:
             var actions = withFrames { $0.tick(now: now, stream: stream) } ?? []
             let wait = withFrames { $0.fillersWait(now: now) } ?? false
-            actions += withFiles { desk, pacer in desk.plan(room: pacer.fillerRoom, fillersWait: wait) } ?? []
+            actions += withFiles { desk, pacer in
+                let rate = pacer.recentDeliveryRate(now: now)
+                let room = FillerPacing.paces(rate: rate) ? pacer.pacedFillerRoom(minimumWindow: FileTransferDesk.pacedMinimumWindow) : pacer.fillerRoom
+                return desk.plan(room: room, fillersWait: wait, rate: rate, now: now)
+            } ?? []
             return actions
         case .closing, .closed:
             return []
@@ -283,7 +287,9 @@ public struct HostSessionMachine: Sendable {
             // Chunks waiting: acknowledgements (events) make their room, so the loop waits for
             // events, not screen damage alone — looking at the screen at least as often as before.
             guard withFiles({ desk, _ in desk.hasChunksToSend }) == true else { return wake }
-            let soon = now &+ FrameScheduler.inFlightGlanceMicros
+            // A chunk that pacing held back leaves at its time, whatever else comes.
+            let paced = withFiles { desk, _ in desk.pacedUntilMicros } ?? nil
+            let soon = min(now &+ FrameScheduler.inFlightGlanceMicros, paced ?? .max)
             switch wake {
             case .screen(let until): return .events(untilMicros: min(until, soon), thenGlanceAtScreen: true)
             case .events(let until, let glance): return .events(untilMicros: until.map { min($0, soon) } ?? soon, thenGlanceAtScreen: glance)

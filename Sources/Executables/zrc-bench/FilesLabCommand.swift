@@ -1,20 +1,26 @@
 import ArgumentParser
 import Foundation
 
-/// A file upload over the network laboratory's links while the screen scrolls: the host (sharing a
-/// directory) in the host namespace, the controller in the other. Measures clicks during the
-/// scrolling alone, then an upload of `--megabytes` started beside the scrolling with clicks during
-/// it: the upload's share of the link, and what it costs the click's answer (target at dsl: the
-/// upload uses ≥ 90 % of the link, and a click is answered within RTT + 25 ms at p95).
+/// A file transfer over the network laboratory's links while the screen scrolls: the host (sharing
+/// a directory) in the host namespace, the controller in the other. Measures clicks during the
+/// scrolling alone, then a transfer of `--megabytes` started beside the scrolling with clicks
+/// during it: the transfer's share of the link, and what it costs the click's answer (target at
+/// dsl, for an upload: ≥ 90 % of the link, and a click answered within RTT + 25 ms at p95). A
+/// download shares its direction with the frames, which go first: it gets what they leave.
 struct FilesLabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "files-lab",
-        abstract: "Measure an upload over the laboratory's links while the screen scrolls (network namespaces; needs root).")
+        abstract: "Measure a file transfer over the laboratory's links while the screen scrolls (network namespaces; needs root).")
 
     @OptionGroup var options: LabOptions
 
-    @Option(help: "The upload's size in MB (10^6 bytes).")
+    @Option(help: "The transfer's size in MB (10^6 bytes).")
     var megabytes = 50
+
+    enum Direction: String, ExpressibleByArgument, CaseIterable { case upload, download, both }
+
+    @Option(help: "Which transfers to measure: upload (the issue's target), download, or both.")
+    var direction = Direction.upload
 
     func validate() throws {
         guard (1...2000).contains(megabytes) else { throw ValidationError("--megabytes must be 1…2000") }
@@ -26,21 +32,23 @@ struct FilesLabCommand: AsyncParsableCommand {
         let bench = try LabBench(options: chosen)
         defer { bench.stop() }
         print("zrc-bench files-lab: display \(bench.display) 1920x1080, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-            + "a \(megabytes) MB upload while the screen shows \(options.motion.rawValue) motion, \(options.trials) clicks \(options.pause) ms apart")
+            + "a \(megabytes) MB \(direction == .both ? "upload, then download," : direction.rawValue) while the screen shows \(options.motion.rawValue) motion, \(options.trials) clicks \(options.pause) ms apart")
         for profile in chosen.chosen {
             let lab = try await bench.lab(profile)
             defer { lab.down() }
-            try await measure(in: lab, display: bench.display)
+            for transfer in [Direction.upload, .download] where direction == transfer || direction == .both {
+                try await measure(transfer, in: lab, display: bench.display)
+            }
         }
     }
 
-    private func measure(in lab: NetworkLab, display: String) async throws {
+    private func measure(_ transfer: Direction, in lab: NetworkLab, display: String) async throws {
         let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("zrc-bench-files-lab-\(getpid())-\(lab.profile.name)")
-        for folder in ["host", "controller", "root"] {
+        for folder in ["host", "controller", "root", "down"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("controller/upload.bin")
+        let file = directory.appendingPathComponent(transfer == .upload ? "controller/upload.bin" : "root/download.bin")
         let bytes = megabytes * 1_000_000
         try Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }).write(to: file)
 
@@ -71,12 +79,20 @@ struct FilesLabCommand: AsyncParsableCommand {
         probe.send(line: "motion")
         try await probe.waitForLine("motion", timeout: .seconds(10))
         let alone = figures(try await ask("clicks \(options.trials) \(options.pause)"))
-        guard try await ask("upload-start \(file.path) upload.bin") == "upload started" else { throw BenchError("the upload did not start") }
+        let name = transfer.rawValue
+        let start = transfer == .upload ? "upload-start \(file.path) upload.bin"
+            : "download-start download.bin \(directory.appendingPathComponent("down").path) download.bin \(bytes)"
+        guard try await ask(start) == "\(name) started" else { throw BenchError("the \(name) did not start") }
         let during = figures(try await ask("clicks \(options.trials) \(options.pause)"))
-        let uploaded = try await ask("upload-wait", timeout: .seconds(3600))
+        let done = try await ask("\(name)-wait", timeout: .seconds(3600))
         probe.send(line: "still")
-        let result = figures(uploaded)
-        guard uploaded.hasPrefix("upload "), result.count == 2 else { throw BenchError("the upload failed: \(uploaded)") }
+        let result = figures(done)
+        guard done.hasPrefix("\(name) "), result.count == 2 else { throw BenchError("the \(name) failed: \(done)") }
+        if transfer == .download {
+            guard try Data(contentsOf: directory.appendingPathComponent("down/download.bin")) == Data(contentsOf: file) else {
+                throw BenchError("the downloaded file differs from the host's")
+            }
+        }
 
         let profile = lab.profile
         let goodput = Double(bytes) * 8 / result[0]
@@ -87,8 +103,11 @@ struct FilesLabCommand: AsyncParsableCommand {
         print("")
         print(profile.description)
         print("  click → frame, scrolling                 \(clicks(alone))")
-        print("  click → frame, scrolling + upload        \(clicks(during))   (target: p95 ≤ RTT + 25 = \(Int(profile.roundTripMillis + 25)) ms)")
-        print(String(format: "  upload of %d MB: %.1f s, %.2f Mbit/s of file data = %.0f%% of the link (target ≥ 90%%); %.2f Mbit/s on the wire",
-                     megabytes, result[0], goodput / 1e6, goodput * 100 / profile.bitsPerSecond, wire / 1e6))
+        let padded = name.padding(toLength: 8, withPad: " ", startingAt: 0)
+        print("  click → frame, scrolling + \(padded)      \(clicks(during))   (target: p95 ≤ RTT + 25 = \(Int(profile.roundTripMillis + 25)) ms)")
+        print(String(format: "  %@ of %d MB: %.1f s, %.2f Mbit/s of file data = %.0f%% of the link (%@); %.2f Mbit/s on the wire%@",
+                     name, megabytes, result[0], goodput / 1e6, goodput * 100 / profile.bitsPerSecond,
+                     transfer == .upload ? "target ≥ 90%" : "what the frames leave", wire / 1e6,
+                     transfer == .upload ? "" : " (frames included), bit-identical"))
     }
 }

@@ -4,6 +4,8 @@ import ZRCControllerKit
 import ZRCNetworking
 import ZRCX11
 import ZRCFrames
+import ZRCFiles
+import ZRCProtocol
 
 /// The laboratory's controller, run in the controller's namespace: ZRC (pairs with the invite read
 /// from stdin) or, with `--vnc`, the benchmark's RFB client. Once it shows a first picture it says
@@ -14,7 +16,9 @@ import ZRCFrames
 /// - `watch SECONDS` → `watch UPDATES_PER_S BYTES_PER_S QUEUE_MS_MAX IN_FLIGHT_MAX RATE QUALITY PSNR`
 /// - `settle HASH TIMEOUT_MS` → `settle MS` or `settle timeout`
 /// - ZRC only: `upload-start LOCAL REMOTE` → `upload started` (the upload runs beside what
-///   follows), `upload-wait` → `upload SECONDS WIRE_BYTES_SENT` or `upload failed TEXT`
+///   follows), `upload-wait` → `upload SECONDS WIRE_BYTES_SENT` or `upload failed TEXT`;
+///   `download-start REMOTE LOCAL_DIRECTORY NAME SIZE` → `download started`, `download-wait` →
+///   `download SECONDS WIRE_BYTES_RECEIVED` or `download failed TEXT`
 struct LinkControllerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "link-controller", abstract: "The network laboratory's controller (used by `links` and `compare`).",
@@ -98,8 +102,14 @@ struct LinkControllerCommand: AsyncParsableCommand {
                 guard words.count == 3, let session = zrcSession else { throw ValidationError("bad command \(command) (ZRC only)") }
                 upload = Task { await Self.upload(words[1], to: words[2], in: session) }
                 say("upload started")
-            case "upload-wait":
-                guard let running = upload else { throw ValidationError("no upload started") }
+            case "download-start":
+                guard words.count == 5, let size = UInt64(words[4]), let session = zrcSession else {
+                    throw ValidationError("bad command \(command) (ZRC only)")
+                }
+                upload = Task { await Self.download(words[1], into: words[2], as: words[3], size: size, in: session) }
+                say("download started")
+            case "upload-wait", "download-wait":
+                guard let running = upload else { throw ValidationError("no transfer started") }
                 say(await running.value)
                 upload = nil
             default:
@@ -116,6 +126,23 @@ struct LinkControllerCommand: AsyncParsableCommand {
             return "upload \(seconds) \(wire)"
         } catch {
             return "upload failed \(error)"
+        }
+    }
+
+    /// Downloads `remote` into `directory` as `name`: `download SECONDS WIRE_BYTES_RECEIVED` (frames
+    /// included: they share the direction), or why it failed.
+    private static func download(_ remote: String, into directory: String, as name: String, size: UInt64,
+                                 in session: ControllerSession) async -> String {
+        do {
+            let receivedBefore = await session.receivedBytes()
+            let clock = ContinuousClock()
+            let started = clock.now
+            try await session.files.download(try RemotePath(parsing: remote), into: try ConfinedDirectory.open(directory),
+                                             as: try FileName(validating: name), size: size, replace: true, resume: false) { _ in }
+            let seconds = FilesControllerCommand.seconds(clock.now - started)
+            return "download \(seconds) \(await session.receivedBytes() - receivedBefore)"
+        } catch {
+            return "download failed \(error)"
         }
     }
 

@@ -15,9 +15,17 @@ import ZRCWebTesting
     /// A tap: the finger's start and end in one command, so a busy machine cannot hold them
     /// apart longer than the page's long press (500 ms).
     func tap(_ web: WebViewerRig, at point: (x: Double, y: Double)) async throws {
-        let start: [String: any Sendable] = ["type": "touchStart", "points": [["x": point.x, "y": point.y, "id": 0] as [String: any Sendable]]]
-        let end: [String: any Sendable] = ["type": "touchEnd", "points": [[String: any Sendable]]()]
-        try await web.browser.call("touches", ["events": [start, end]])
+        try await gesture(web, [("touchStart", [point]), ("touchEnd", [])])
+    }
+
+    /// Touch events back to back in one command: a finger that moves must not seem to rest for
+    /// the page's long press (500 ms) between commands on a busy machine — a drag once became a
+    /// right click that way.
+    func gesture(_ web: WebViewerRig, _ events: [(type: String, points: [(x: Double, y: Double)])]) async throws {
+        let list: [[String: any Sendable]] = events.map { event in
+            ["type": event.type, "points": event.points.enumerated().map { ["x": $0.element.x, "y": $0.element.y, "id": $0.offset] as [String: any Sendable] }]
+        }
+        try await web.browser.call("touches", ["events": list])
     }
 
     func presses(_ events: [TestXClient.Event], button: Int) -> [(Int, Int)] {
@@ -46,12 +54,10 @@ import ZRCWebTesting
 
         // One-finger drag: press where it starts, release where it ends.
         let from = try await web.clientPoint(remoteX: 50, remoteY: 60), to = try await web.clientPoint(remoteX: 300, remoteY: 200)
-        try await touch(web, "touchStart", [from])
-        for step in 1...10 {
+        try await gesture(web, [("touchStart", [from])] + (1...10).map { step in
             let f = Double(step) / 10
-            try await touch(web, "touchMove", [(from.x + (to.x - from.x) * f, from.y + (to.y - from.y) * f)])
-        }
-        try await touch(web, "touchEnd", [])
+            return ("touchMove", [(from.x + (to.x - from.x) * f, from.y + (to.y - from.y) * f)])
+        } + [("touchEnd", [])])
         let dragged = await web.buttonEvents(count: 2)
         let start = try #require(presses(dragged, button: 1).first, "a drag presses: \(dragged)")
         #expect(abs(start.0 - 50) <= 1 && abs(start.1 - 60) <= 1, "the drag starts at \(start)")
@@ -60,12 +66,10 @@ import ZRCWebTesting
 
         // Two fingers moving up together scroll down (wheel button 5), clicking nothing.
         let a = try await web.clientPoint(remoteX: 250, remoteY: 300), b = try await web.clientPoint(remoteX: 350, remoteY: 300)
-        try await touch(web, "touchStart", [a, b])
-        for step in 1...12 {
+        try await gesture(web, [("touchStart", [a, b])] + (1...12).map { step in
             let dy = -Double(step) * 12
-            try await touch(web, "touchMove", [(a.x, a.y + dy), (b.x, b.y + dy)])
-        }
-        try await touch(web, "touchEnd", [])
+            return ("touchMove", [(a.x, a.y + dy), (b.x, b.y + dy)])
+        } + [("touchEnd", [])])
         let scrolled = await web.buttonEvents(count: 2)
         #expect(!presses(scrolled, button: 5).isEmpty, "two fingers up scroll down: \(scrolled)")
         #expect(presses(scrolled, button: 1).isEmpty && presses(scrolled, button: 3).isEmpty, "without clicking: \(scrolled)")
@@ -73,12 +77,10 @@ import ZRCWebTesting
         // Pinch out: the view zooms; the host gets nothing.
         let centre = try await web.clientPoint(remoteX: 320, remoteY: 240)
         _ = web.rig.client.takeEvents()
-        try await touch(web, "touchStart", [(centre.x - 20, centre.y), (centre.x + 20, centre.y)])
-        for step in 1...10 {
+        try await gesture(web, [("touchStart", [(centre.x - 20, centre.y), (centre.x + 20, centre.y)])] + (1...10).map { step in
             let spread = 20 + Double(step) * 15
-            try await touch(web, "touchMove", [(centre.x - spread, centre.y), (centre.x + spread, centre.y)])
-        }
-        try await touch(web, "touchEnd", [])
+            return ("touchMove", [(centre.x - spread, centre.y), (centre.x + spread, centre.y)])
+        } + [("touchEnd", [])])
         let zoom = try await web.browser.call("waitFor", ["expression": "window.zrcViewer.view.zoom > 1.5 && window.zrcViewer.view.zoom"])
         #expect((zoom["value"] as? Double ?? 0) > 1.5)
         let pinchEvents = web.rig.client.takeEvents().filter { if case .motion = $0 { false } else { true } }
