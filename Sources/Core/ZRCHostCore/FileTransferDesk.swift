@@ -9,8 +9,9 @@ public import ZRCProtocol
 /// `maxOpenRequests` open; an upload's data arrives in order, never beyond its announced size,
 /// and never more than `maxUnwrittenBytes` ahead of what the disk took (the controller paces by
 /// the acknowledgements, which are sent as the data is written); a download's chunks fill what the
-/// path has left after frames and input (`FramePacer.fillerRoom`), one request after the other in
-/// turn so several share fairly.
+/// path has left after frames and input (`FramePacer.fillerRoom`, or `pacedFillerRoom` on a slow
+/// path, where they are also smaller and spread at the path's pace: `FillerPacing`), one request
+/// after the other in turn so several share fairly.
 public struct FileTransferDesk: Sendable {
     public struct Policy: Sendable, Equatable {
         public var terms: FileTerms
@@ -70,10 +71,12 @@ public struct FileTransferDesk: Sendable {
     /// Estimated wire bytes of a chunk message beyond its data (type, fields, record and tag).
     public static let chunkOverhead = 48
 
-    /// The least window for download chunks on a paced path, where they are small: more than a
-    /// controller that acknowledges every 32 KiB (the spec's least) needs never to stall, less
-    /// than the 64 KiB kept elsewhere. At dsl (10 Mbit/s, 40 ms) the path holds about 50 KB, and
-    /// the 14 KB a 64 KiB window kept beyond it waited in the link ahead of every click's answer.
+    /// The least window for download chunks on a paced path, where they are small: more than the
+    /// 32 KiB a controller may let arrive before it acknowledges (the spec's rule), so none
+    /// stalls, and less than the 64 KiB kept elsewhere. It applies where the path holds less than
+    /// this: at dsl (10 Mbit/s, 40 ms: about 50 KB, a 56 KB window) the path's own window is
+    /// larger; at 2 Mbit/s (10 KB) 64 KiB would keep 54 KB queued ahead of a click's answer
+    /// (over 200 ms), 48 KiB 38 KB.
     public static let pacedMinimumWindow = 48 * 1024
 
     // MARK: The controller's messages

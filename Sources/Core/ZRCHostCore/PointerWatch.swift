@@ -35,7 +35,8 @@ struct PointerWatch: Sendable {
     /// skips it, and the next look must not then wait a whole interval more (up to 28 ms).
     func nextLookMicros(now: UInt64) -> UInt64? {
         guard shown else { return nil }
-        let interval: UInt64 = now &- movedMicros < 2_000_000 ? 16_000 : 50_000
+        // Never sooner than `looks` would look: a wake "now" that did not look would come again.
+        let interval = max(now &- movedMicros < 2_000_000 ? 16_000 : 50_000, Self.lookMicros)
         guard let lookedMicros, lookedMicros &+ interval > now else { return now }
         return lookedMicros &+ interval
     }

@@ -18,6 +18,8 @@ struct FilesLabCommand: AsyncParsableCommand {
     var megabytes = 50
 
     enum Direction: String, ExpressibleByArgument, CaseIterable { case upload, download, both }
+    /// One transfer measured.
+    enum Transfer: String { case upload, download }
 
     @Option(help: "Which transfers to measure: upload (the issue's target), download, or both.")
     var direction = Direction.upload
@@ -36,13 +38,13 @@ struct FilesLabCommand: AsyncParsableCommand {
         for profile in chosen.chosen {
             let lab = try await bench.lab(profile)
             defer { lab.down() }
-            for transfer in [Direction.upload, .download] where direction == transfer || direction == .both {
+            for transfer in [Transfer.upload, .download] where direction == .both || direction.rawValue == transfer.rawValue {
                 try await measure(transfer, in: lab, display: bench.display)
             }
         }
     }
 
-    private func measure(_ transfer: Direction, in lab: NetworkLab, display: String) async throws {
+    private func measure(_ transfer: Transfer, in lab: NetworkLab, display: String) async throws {
         let directory = URL(fileURLWithPath: "/var/tmp").appendingPathComponent("zrc-bench-files-lab-\(getpid())-\(lab.profile.name)")
         for folder in ["host", "controller", "root", "down"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)

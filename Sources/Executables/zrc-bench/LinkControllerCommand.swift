@@ -46,7 +46,8 @@ struct LinkControllerCommand: AsyncParsableCommand {
         let viewer: any MeasuredViewer
         var closeSession: (@Sendable () async -> Void)?
         var zrcSession: ControllerSession?
-        var upload: Task<String, Never>?
+        /// The upload or download running beside the measurements.
+        var transfer: Task<String, Never>?
         if let vnc {
             let parts = vnc.split(separator: ":")
             guard parts.count == 2, let port = Int(parts[1]) else { throw ValidationError("--vnc takes ADDRESS:PORT") }
@@ -100,18 +101,18 @@ struct LinkControllerCommand: AsyncParsableCommand {
                 say(try await measurements.settle(hash: hash, timeoutMillis: timeout))
             case "upload-start":
                 guard words.count == 3, let session = zrcSession else { throw ValidationError("bad command \(command) (ZRC only)") }
-                upload = Task { await Self.upload(words[1], to: words[2], in: session) }
+                transfer = Task { await Self.upload(words[1], to: words[2], in: session) }
                 say("upload started")
             case "download-start":
                 guard words.count == 5, let size = UInt64(words[4]), let session = zrcSession else {
                     throw ValidationError("bad command \(command) (ZRC only)")
                 }
-                upload = Task { await Self.download(words[1], into: words[2], as: words[3], size: size, in: session) }
+                transfer = Task { await Self.download(words[1], into: words[2], as: words[3], size: size, in: session) }
                 say("download started")
             case "upload-wait", "download-wait":
-                guard let running = upload else { throw ValidationError("no transfer started") }
+                guard let running = transfer else { throw ValidationError("no transfer started") }
                 say(await running.value)
-                upload = nil
+                transfer = nil
             default:
                 throw ValidationError("unknown command \(command)")
             }

@@ -56,7 +56,8 @@ public actor FileTransferClient {
         var progress: @Sendable (UInt64) -> Void
         /// How it ended, when that came before the download waited for it.
         var outcome: Result<Void, FileTransferError>?
-        /// What the host was last told arrived, and when (µs, monotonic).
+        /// What the host was last told arrived, and when that acknowledgement was made (µs,
+        /// monotonic; under a rate limit it is sent later, when the bytes are due).
         var acknowledged: UInt64 = 0
         var acknowledgedMicros: UInt64 = 0
         /// When it was asked for and from which offset: a rate limit counts from there.
@@ -207,9 +208,9 @@ public actor FileTransferClient {
         if now { unacknowledged.insert(id) }
     }
 
-    /// Every message of one read was handled: downloads that took in enough since their last
-    /// acknowledgement (the host's window holds more than one) or ended are acknowledged, in one
-    /// write — one acknowledgement per read, not per chunk, on a fast path.
+    /// Every message of one read was handled: downloads whose data this read brought are
+    /// acknowledged when `acknowledges` says so, in one write — one acknowledgement per read, not
+    /// per chunk, on a fast path.
     func caughtUp() async {
         guard !unacknowledged.isEmpty else { return }
         var now: [ZRCMessage] = []
@@ -217,9 +218,8 @@ public actor FileTransferClient {
             guard case .download(var download) = requests[id], let size = download.readyInfo?.size else { continue }
             let through = download.part.offset
             let clock = WireClock.monotonicMicros()
-            guard through > download.acknowledged,
-                  through - download.acknowledged >= Self.acknowledgeEveryBytes || through == size
-                    || clock &- download.acknowledgedMicros >= Self.acknowledgeAfterMicros
+            guard Self.acknowledges(through: through, size: size, last: (download.acknowledged, download.acknowledgedMicros),
+                                    now: clock, limited: rateLimit != nil)
             else { continue }
             download.acknowledged = through
             download.acknowledgedMicros = clock
@@ -256,13 +256,23 @@ public actor FileTransferClient {
     /// wait for one.
     static let acknowledgeEveryBytes: UInt64 = 32 * 1024
 
-    /// Download bytes are also acknowledged at the end of a read once this long has passed since
-    /// the last acknowledgement, however few. On a slow path the host paces small chunks (8 KiB
-    /// crosses a 10 Mbit/s link in 6.5 ms): waiting for 32 KiB kept up to half its 64 KiB window
-    /// unacknowledged here, so the path carried only what was left (the file got 77 % of the dsl
-    /// laboratory link). On a fast path reads come far more often than this, each with more than
-    /// 32 KiB, and nothing changes.
+    /// Download bytes are also acknowledged at the end of a read that brought some once this long
+    /// has passed since the last acknowledgement, however few. On a slow path the host paces small
+    /// chunks (8 KiB crosses a 10 Mbit/s link in 6.5 ms): waiting for 32 KiB kept up to half the
+    /// host's window unacknowledged here, so the path carried only what was left (the file got
+    /// 77 % of the dsl laboratory link). On a fast path reads come far more often than this, each
+    /// with more than 32 KiB, and nothing changes.
     static let acknowledgeAfterMicros: UInt64 = 2_000
+
+    /// Whether a read that brought a download's data to `through` (of `size`) is acknowledged at
+    /// its end, `last` being the previous acknowledgement (offset, µs): 32 KiB or more since it,
+    /// the file's end, or — unless a rate limit holds the acknowledgements back anyway, each in a
+    /// task of its own until its bytes are due — `acknowledgeAfterMicros` since it.
+    static func acknowledges(through: UInt64, size: UInt64, last: (offset: UInt64, micros: UInt64), now: UInt64, limited: Bool) -> Bool {
+        guard through > last.offset else { return false }
+        return through - last.offset >= acknowledgeEveryBytes || through == size
+            || !limited && now &- last.micros >= acknowledgeAfterMicros
+    }
 
     /// A sink took on the bytes before `offset` (it acknowledges itself, `DownloadSink.take`).
     func acknowledgeDownload(_ id: UInt32, through offset: UInt64) async {

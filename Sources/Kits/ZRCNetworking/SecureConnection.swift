@@ -61,23 +61,24 @@ public actor SecureConnection {
     /// `send`, returning the bytes the message takes on the wire (a frame's cost for the pacer,
     /// without another trip into this actor to read `sentBytes`).
     public func sendCounted(_ message: ZRCMessage) throws(SessionError) -> Int {
-        try queue(CollectionOfOne(message))
+        try sealAndQueue(CollectionOfOne(message))
     }
 
     /// Encrypts `messages` in order into one buffer and queues it: one write for them all (a file
     /// transfer's chunks go several at once). Returns the bytes they take on the wire.
     public func sendAll(_ messages: ArraySlice<ZRCMessage>) throws(SessionError) -> Int {
-        try queue(messages)
+        try sealAndQueue(messages)
     }
 
+    /// `sendAll` for an array.
     public func sendAll(_ messages: [ZRCMessage]) throws(SessionError) -> Int {
-        try queue(messages[...])
+        try sealAndQueue(messages[...])
     }
 
     /// `sendAll`'s work, generic only inside this module (where each use is specialized: a generic
     /// public entry point ran unspecialized from other modules, looking up type metadata for
     /// every file chunk).
-    private func queue(_ messages: some Collection<ZRCMessage>) throws(SessionError) -> Int {
+    private func sealAndQueue(_ messages: some Collection<ZRCMessage>) throws(SessionError) -> Int {
         guard !closing else { throw SessionError(.protocolViolation, "the connection is closed") }
         // Sealed straight into the buffer the socket writes from (each message's one copy after
         // encoding; the records are encrypted there in place).

@@ -78,6 +78,13 @@ import Testing
         #expect(try decoder.feed(good + bad.prefix(firstPart)).map(\.body) == [[7, 8, 9]])
         #expect(errorKind { () throws(WireError) in try decoder.feed(bad.dropFirst(firstPart) + good) } == .unknownRecordType)
 
+        // The read that completes the header ends there: the error comes without the body, and
+        // stays (an error is final).
+        var early = RecordDecoder()
+        #expect(try early.feed(good + bad.prefix(firstPart)).count == 1)
+        #expect(errorKind { () throws(WireError) in try early.feed(bad[firstPart..<Record.headerLength]) } == .unknownRecordType)
+        #expect(errorKind { () throws(WireError) in try early.feed(good) } == .unknownRecordType)
+
         var split = RecordDecoder()
         #expect(try split.feed(good.prefix(firstPart)) == [])
         #expect(try split.feed((good.dropFirst(firstPart) + good + good.prefix(firstPart)).lazy.map { $0 }).count == 2)

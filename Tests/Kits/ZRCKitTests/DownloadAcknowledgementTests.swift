@@ -12,6 +12,23 @@ import ZRCTestSupport
 /// path's host sends 8 KiB chunks milliseconds apart; waiting for 32 KiB of them kept half its
 /// window unacknowledged here, and the path idle.
 @Suite struct DownloadAcknowledgementTests {
+    /// The rule at the end of a read: (through, last acknowledged offset, µs since it, rate
+    /// limited) → acknowledged. 1 MiB file.
+    @Test(arguments: [
+        (8_192, 0, 1_999, false, false),       // little, and soon after the last: held
+        (8_192, 0, 2_000, false, true),        // little, but 2 ms after: acknowledged
+        (8_192, 0, 50_000, true, false),       // under a rate limit the time rule is off
+        (40_960, 8_192, 10, false, true),      // 32 KiB since the last: at once
+        (40_960, 8_192, 10, true, true),       // … rate limit or not
+        (1_048_576, 1_040_384, 10, true, true), // the file's end: at once
+        (8_192, 8_192, 50_000, false, false),  // nothing new: never
+    ] as [(UInt64, UInt64, UInt64, Bool, Bool)])
+    func theRuleAtTheEndOfARead(through: UInt64, last: UInt64, after: UInt64, limited: Bool, acknowledged: Bool) {
+        let lastMicros: UInt64 = 1_000_000
+        #expect(FileTransferClient.acknowledges(through: through, size: 1 << 20, last: (last, lastMicros), now: lastMicros + after,
+                                                limited: limited) == acknowledged)
+    }
+
     @Test func smallChunksMillisecondsApartAreEachAcknowledged() async throws {
         // What the client sends, recorded as it sends it: after `caughtUp` returns, its
         // acknowledgement (if any) is here, so nothing below waits for one that never comes.
@@ -36,7 +53,12 @@ import ZRCTestSupport
         let opened = try await pollUntil("the download's open", within: .seconds(30)) {
             sent.withLock { $0.contains { if case .fileOpen = $0 { true } else { false } } }
         }
-        guard opened, case .fileOpen(let open)? = sent.withLock({ $0.first }) else { Issue.record("no open sent"); return }
+        guard opened, case .fileOpen(let open)? = sent.withLock({ $0.first }) else {
+            Issue.record("no open sent")
+            await client.sessionEnded("the test is over")
+            _ = try? await download.value
+            return
+        }
         let id = open.requestID
         await client.received(.fileReady(FileReady(requestID: id, size: size, mode: 0o644, modifiedMicros: 0)))
         let chunk = [UInt8](repeating: 0x42, count: 8 * 1024)

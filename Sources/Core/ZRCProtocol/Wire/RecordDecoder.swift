@@ -89,7 +89,8 @@ public struct RecordDecoder: Sendable {
     }
 
     /// Bytes the buffered record lacks before it can be cut: the rest of its header, else the rest
-    /// of its body (a bad header fails here, as soon as it is complete).
+    /// of its body. (A bad header has failed already, in `completeBuffered`, the moment its fifth
+    /// byte came; the check here only keeps this function total.)
     private func lackingBytes() throws(WireError) -> Int {
         let buffered = buffer.count - readIndex
         guard buffered >= Record.headerLength else { return Record.headerLength - buffered }
