@@ -57,55 +57,17 @@ import ZRCXTestSupport
     }
 }
 
-/// An Xvfb of the test's own, so no other test paints its root window.
+/// An Xvfb of the test's own, so no other test paints its root window (`PrivateXServer`: Xvfb
+/// picks its display number itself).
 struct PrivateDisplay {
-    let name: String
-    let process: Process
+    let server: PrivateXServer
+    var name: String { server.display }
 
-    /// Starts Xvfb on a display number it picks itself (`-displayfd`: it writes the number once it
-    /// listens). Choosing a number by looking for free sockets ran out of numbers on a machine
-    /// whose /tmp held 455 sockets that killed servers had left behind, and two tests could race
-    /// for one number.
     static func start() async throws -> PrivateDisplay {
-        let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("zrc-display-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: numberFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // exec: the Process's pid is Xvfb's own. -noreset: the server must keep the background
-        // after xsetroot disconnects.
-        process.arguments = ["-c", "exec Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -noreset 3>'\(numberFile.path)' 2>/dev/null"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // A generous deadline for the server to listen (a loaded machine takes seconds).
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            // The number and a newline, written whole once the server listens.
-            let written = (try? String(contentsOf: numberFile, encoding: .utf8)) ?? ""
-            let number = written.filter(\.isNumber)
-            if written.hasSuffix("\n"), !number.isEmpty { return PrivateDisplay(name: ":\(number)", process: process) }
-            guard process.isRunning else { throw SetupError("Xvfb exited during startup") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw SetupError("Xvfb reported no display number within 30 s")
+        PrivateDisplay(server: try await PrivateXServer.start(["-screen", "0", "640x480x24"]))
     }
 
-    /// Kills the server (SIGKILL: Swift concurrency's threads block SIGTERM, which Foundation's
-    /// children inherit) and removes the socket and lock file it leaves, while the lock is still
-    /// its own.
-    func stop() {
-        guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
-        let number = name.dropFirst()
-        let lock = "/tmp/.X\(number)-lock"
-        let owner = (try? String(contentsOfFile: lock, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard owner == pid else { return }
-        unlink("/tmp/.X11-unix/X\(number)")
-        unlink(lock)
-    }
+    func stop() { server.stop() }
 
     /// Runs a program to completion and returns its standard output; throws on failure.
     @discardableResult

@@ -75,12 +75,25 @@ public final class PrivateXServer: @unchecked Sendable {
     }
 
     deinit {
-        // SIGKILL, not terminate(): Foundation spawns children with the calling thread's signal
-        // mask, and Swift concurrency's worker threads block SIGTERM, so Xvfb never sees a SIGTERM.
-        // A throwaway server needs no clean shutdown; Xvfb removes a dead server's stale lock itself.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the server (again: nothing) and removes the socket and lock file it leaves while the
+    /// lock is still its own — killed servers' sockets once filled a machine's /tmp/.X11-unix.
+    /// SIGKILL, not terminate(): Foundation spawns children with the calling thread's signal
+    /// mask, and Swift concurrency's worker threads block SIGTERM, so Xvfb never sees a SIGTERM.
+    public func stop() {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+        let number = display.dropFirst()
+        let lock = "/tmp/.X\(number)-lock"
+        let owner = (try? String(contentsOfFile: lock, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard owner == pid else { return }
+        unlink("/tmp/.X11-unix/X\(number)")
+        unlink(lock)
     }
 
     /// Runs an X client tool against this server; fails with its output if it fails.
