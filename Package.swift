@@ -152,7 +152,7 @@ let package = Package(
                 dependencies: ["ZRCCommandSupport", "ZRCHostKit", "ZRCHostX11", "ZRCX11", "ZRCFiles", "ZRCKeyStore", "ZRCSodium", "ZRCStorage", "ZRCNetworking",
                                "ZRCProtocol", "ZRCMemory", argumentParser, logging]),
         .target(name: "ZRCControllerCommands",
-                dependencies: ["ZRCSystem", "ZRCCommandSupport", "ZRCControllerKit", "ZRCFiles", "ZRCKeyStore", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCStorage",
+                dependencies: ["ZRCSystem", "ZRCCommandSupport", "ZRCControllerKit", "ZRCFiles", "ZRCMemory", "ZRCKeyStore", "ZRCReach", "ZRCViewerKit", "ZRCViewer", "ZRCWebViewerKit", "ZRCTerminal", "ZRCStorage",
                                "ZRCChafa", "ZRCJPEG", "ZRCZlib", "ZRCFrames", "ZRCNetworking", "ZRCProtocol", "ZRCSodium", argumentParser, logging]),
         .executableTarget(name: "zrc-host", dependencies: ["ZRCHostCommands", argumentParser]),
         .executableTarget(name: "zrc-ctl", dependencies: ["ZRCControllerCommands", argumentParser]),

@@ -3,6 +3,7 @@ import Foundation
 import ZRCCommandSupport
 import ZRCControllerKit
 import ZRCFiles
+import ZRCMemory
 import ZRCProtocol
 
 struct CopyCommand: AsyncParsableCommand {
@@ -54,6 +55,7 @@ struct CopyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorTuning.forFileTransfer()
         try await CommandRunner.run(program: "zrc-ctl") {
             let upload = RemoteSpec(paths.last!) != nil
             let host = upload ? RemoteSpec(paths.last!)!.host : RemoteSpec(paths[0])!.host

@@ -24,10 +24,13 @@ struct BenchCommand: AsyncParsableCommand {
 
     /// The hosts the benchmarks measure in processes of their own set glibc's allocator as
     /// `zrc-host` does: first thing, while this is the only thread (see `AllocatorTuning`).
-    /// The benchmarks' other processes keep glibc's defaults.
+    /// The file benchmarks' controller sets it as `zrc-ctl cp` does; the benchmarks' other
+    /// processes keep glibc's defaults.
     static func main() async {
         let hosts = [FloodHostCommand.configuration.commandName, ReachHostCommand.configuration.commandName]
+        let controllers = [FilesControllerCommand.configuration.commandName]
         if let subcommand = CommandLine.arguments.dropFirst().first, hosts.contains(subcommand) { AllocatorTuning.forLongRunningServer() }
+        if let subcommand = CommandLine.arguments.dropFirst().first, controllers.contains(subcommand) { AllocatorTuning.forFileTransfer() }
         await main(nil)
     }
 }

@@ -17,8 +17,8 @@ actor DownloadReader {
     private var failed = false
 
     /// Chunks read ahead at most (512 KiB with 16 KiB chunks); reading goes on when half of them
-    /// are taken, so one wake-up reads several, and the driver still has a direct read's block
-    /// (256 KiB) to seal while the next one comes from the disk.
+    /// are taken, so one wake-up reads several, and the driver still has chunks to seal while
+    /// the next direct read's block (1 MiB) comes from the disk.
     static let aheadChunks = 32
     /// Chunks read in one turn on the actor before the driver's asks may go first (about 0.1 ms).
     static let chunksPerTurn = 4
