@@ -32,14 +32,15 @@ public enum AllocatorTuning {
     public static let fileTransferMmapThreshold: Int32 = 512 * 1024
 
     /// glibc allocator settings for a controller copying files (`zrc-ctl cp`). A transfer
-    /// allocates its 16 KiB chunks, its sealed batches (about 100 KiB) and its socket reads (up to
-    /// 256 KiB) on several threads and frees each batch together. By default glibc trims a
-    /// thread's arena whenever more than 128 KiB lies free at its top, handing the pages back
-    /// (MADV_DONTNEED) only for the next batch to fault them in again, zeroed: measured 220,000
-    /// page faults in the controller per 3 GiB uploaded (`zrc-bench files`), 1,000 with these
-    /// settings. A high trim threshold keeps the pages. Setting it also fixes the mmap threshold (glibc then stops
-    /// adapting it), so that one is set above the transfer's buffers. Both are process-wide
-    /// values glibc reads at each call: set them before the transfer starts.
+    /// allocates its 16 KiB chunks, its sealed batches (up to six chunks, about 100 KiB) and its
+    /// socket reads (up to 256 KiB) on several threads, and frees each block's chunks together.
+    /// By default glibc trims a thread's arena whenever more than 128 KiB lies free at its top,
+    /// handing the pages back (MADV_DONTNEED) only for the next block to fault them in again,
+    /// zeroed: measured 220,000 page faults in the controller per 3 GiB uploaded (`zrc-bench
+    /// files`), 1,000 with these settings. A high trim threshold keeps the pages. Setting it also
+    /// fixes the mmap threshold (glibc then stops adapting it), so that one is set above the
+    /// transfer's buffers. Both are process-wide values glibc reads at each call: set them
+    /// before the transfer starts.
     public static func forFileTransfer() {
         _ = mallopt(M_MMAP_THRESHOLD, fileTransferMmapThreshold)
         _ = mallopt(M_TRIM_THRESHOLD, trimThreshold)
