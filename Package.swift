@@ -176,7 +176,7 @@ let package = Package(
                                "ZRCTestSupport", logging] + nio),
 
         // Headless Chromium under Playwright, for the browser viewer's tests and `zrc-bench web`.
-        .target(name: "ZRCWebTesting"),
+        .target(name: "ZRCWebTesting", dependencies: ["ZRCTestSupport"]),
 
         // Helpers shared by the test targets.
         .target(name: "ZRCTestSupport", dependencies: ["ZRCFrames", logging]),

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ZRCTestSupport
 
 /// Debian's headless Chromium under Playwright for Python (`Tools/web-test/driver.py`), one JSON
 /// command per line; shared by the browser viewer's tests and `zrc-bench web`. The Python comes
@@ -39,13 +40,9 @@ public actor BrowserDriver {
         process.standardError = stderr
         let (stream, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
         let pending = Mutex("")
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                sink.finish()
-                return
-            }
+        // Read by threads of their own (`PipeDrain`: libdispatch's read sources crashed the
+        // test process).
+        PipeDrain.start(stdout.fileHandleForReading, name: "zrc-browser-stdout", received: { data in
             let complete: [String] = pending.withLock { buffer in
                 buffer += String(decoding: data, as: UTF8.self)
                 var parts = buffer.components(separatedBy: "\n")
@@ -53,14 +50,11 @@ public actor BrowserDriver {
                 return parts
             }
             for line in complete where !line.isEmpty { sink.yield(line) }
-        }
+        }, ended: { sink.finish() })
         let errors = self.errors
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            // The newest 64 KiB: a chatty page cannot grow it without bound.
-            errors.append(String(decoding: data, as: UTF8.self))
-        }
+        // The newest 64 KiB: a chatty page cannot grow it without bound.
+        PipeDrain.start(stderr.fileHandleForReading, name: "zrc-browser-stderr",
+                        received: { data in errors.append(String(decoding: data, as: UTF8.self)) }, ended: {})
         try process.run()
         self.process = process
         processIdentifier = process.processIdentifier

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ZRCTestSupport
 
 /// A real `zrc-host` or `zrc-ctl` process with captured output.
 final class ZRCProcess: Sendable {
@@ -19,25 +20,14 @@ final class ZRCProcess: Sendable {
         let input = stdin.map { _ in Pipe() }
         process.standardInput = input ?? FileHandle.nullDevice
         self.process = process
-        // At the end of a pipe the handler would be called again and again with nothing (the
-        // descriptor stays readable): it removes itself, which also stops libdispatch watching
-        // the descriptor before the handle closes it.
-        stdout.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.ended(stdout: true)
-            }
-            output.append(stdout: String(decoding: data, as: UTF8.self))
-        }
-        stderr.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.ended(stdout: false)
-            }
-            output.append(stderr: String(decoding: data, as: UTF8.self))
-        }
+        // Read by threads of their own (`PipeDrain`: libdispatch's read sources crashed the
+        // test process); each pipe ends once the process and its children closed it.
+        PipeDrain.start(stdout.fileHandleForReading, name: "zrc-test-stdout",
+                        received: { [output] data in output.append(stdout: String(decoding: data, as: UTF8.self)) },
+                        ended: { [output] in output.ended(stdout: true) })
+        PipeDrain.start(stderr.fileHandleForReading, name: "zrc-test-stderr",
+                        received: { [output] data in output.append(stderr: String(decoding: data, as: UTF8.self)) },
+                        ended: { [output] in output.ended(stdout: false) })
         try process.run()
         if let input, let stdin {
             // Small texts (invites, codes) fit the pipe's buffer: the write does not block.
@@ -74,7 +64,7 @@ final class ZRCProcess: Sendable {
         return process.terminationStatus
     }
 
-    /// Waits until the readability handlers have read both pipes to their end (on a loaded machine
+    /// Waits until both pipes were read to their end (on a loaded machine
     /// they can run well after the exit: a fixed pause lost a short output once). Bounded, since a
     /// child the process left behind may still hold a pipe open.
     private func drained() async {
@@ -114,7 +104,7 @@ final class ZRCProcess: Sendable {
     }
 }
 
-/// Output collected from a process's pipes by their readability handlers.
+/// Output collected from a process's pipes by their readers (`PipeDrain`).
 final class CapturedOutput: Sendable {
     private let state = Mutex<(stdout: String, stderr: String)>(("", ""))
     private let ends = Mutex<(stdout: Bool, stderr: Bool)>((false, false))
