@@ -6,7 +6,7 @@ public import Foundation
 /// arming and tearing such sources down on many pipes at once corrupts libdispatch's epoll
 /// bookkeeping (swift-corelibs-libdispatch#949, a muxnote freed while still reachable). The test
 /// process then crashed in `_dispatch_event_loop_drain` on libdispatch's manager thread, twice in
-/// three runs of the suite on one machine. A blocking read never registers the descriptor with
+/// four test runs on one machine. A blocking read never registers the descriptor with
 /// libdispatch (SourceKit-LSP reads its children's stderr the same way for the same reason).
 public enum PipeDrain {
     /// Reads `handle` on a new thread, calling `received` with each chunk until the pipe ends
