@@ -29,8 +29,9 @@ struct BenchCommand: AsyncParsableCommand {
     static func main() async {
         let hosts = [FloodHostCommand.configuration.commandName, ReachHostCommand.configuration.commandName]
         let controllers = [FilesControllerCommand.configuration.commandName]
-        if let subcommand = CommandLine.arguments.dropFirst().first, hosts.contains(subcommand) { AllocatorTuning.forLongRunningServer() }
-        if let subcommand = CommandLine.arguments.dropFirst().first, controllers.contains(subcommand) { AllocatorTuning.forFileTransfer() }
+        let subcommand = CommandLine.arguments.dropFirst().first ?? ""
+        if hosts.contains(subcommand) { AllocatorTuning.forLongRunningServer() }
+        if controllers.contains(subcommand) { AllocatorTuning.forFileTransfer() }
         await main(nil)
     }
 }
